@@ -1,0 +1,236 @@
+"""The JSON API: what scripts and other clients rely on (documented in the README).
+Errors are always {"error": "..."} with a fitting status."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .cleaning import ArticleFailed, UnknownArticle
+from .feeds import refresh_feeds
+from .store import STATES
+
+LANES = ("normal", "next")
+MAX_LIMIT = 500
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str):
+        self.status = status
+        self.message = message
+
+
+def reader_of(request: Request):
+    return request.app.state.reader
+
+
+def valid_url(value: Any) -> str:
+    """An http(s) URL with a host, or ApiError 422."""
+    if not isinstance(value, str) or not value.strip():
+        raise ApiError(422, "url is required")
+    url = value.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ApiError(422, f"not an http or https URL: {url!r}")
+    return url
+
+
+def int_param(request: Request, name: str, default: int | None = None, *, low: int = 1, high: int | None = None):
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(422, f"{name} must be an integer") from None
+    if value < low or (high is not None and value > high):
+        raise ApiError(422, f"{name} must be between {low} and {high}" if high else f"{name} must be at least {low}")
+    return value
+
+
+def path_id(request: Request, name: str = "id") -> int:
+    return request.path_params[name]
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        raise ApiError(400, "request body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "request body must be a JSON object")
+    return body
+
+
+def article_json(a: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": a["id"],
+        "title": a["title"],
+        "url": a["url"],
+        "feed_id": a["feed_id"],
+        "feed_title": a.get("feed_title"),
+        "published": a["published"],
+        "state": a["state"],
+        "position": a.get("position"),
+        "lane": a.get("lane"),
+        "error": a["error"] if a["state"] == "failed" else None,
+    }
+
+
+def feed_json(f: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": f["id"], "url": f["url"], "title": f["title"], "site_url": f["site_url"],
+        "refreshed_at": f["refreshed_at"], "error": f["error"], "articles": f.get("articles"),
+    }
+
+
+async def list_feeds(request: Request) -> Response:
+    feeds = await reader_of(request).store.list_feeds()
+    return JSONResponse({"feeds": [feed_json(f) for f in feeds]})
+
+
+async def add_feed(request: Request) -> Response:
+    reader = reader_of(request)
+    url = valid_url((await json_body(request)).get("url"))
+    feed_id, created = await reader.store.add_feed(url)
+    feed = await reader.store.get_feed(feed_id)
+    if created:
+        await refresh_feeds(reader.store, reader.client, reader.pool, [feed],
+                            max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
+        feed = await reader.store.get_feed(feed_id)
+    return JSONResponse(feed_json(feed), status_code=201 if created else 200)
+
+
+async def delete_feed(request: Request) -> Response:
+    if not await reader_of(request).store.delete_feed(path_id(request)):
+        raise ApiError(404, "no such feed")
+    return Response(status_code=204)
+
+
+async def refresh(request: Request) -> Response:
+    reader = reader_of(request)
+    results = await refresh_feeds(reader.store, reader.client, reader.pool, await reader.store.list_feeds(),
+                                  max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
+    return JSONResponse({"feeds": [
+        {"id": r.feed_id, "url": r.url, "new": r.new, "not_modified": r.not_modified, "error": r.error}
+        for r in results
+    ]})
+
+
+async def list_articles(request: Request) -> Response:
+    state = request.query_params.get("state") or None
+    if state is not None and state not in STATES:
+        raise ApiError(422, f"state must be one of {', '.join(STATES)}")
+    articles = await reader_of(request).store.list_articles(
+        state=state,
+        feed_id=int_param(request, "feed"),
+        before=int_param(request, "before"),
+        limit=int_param(request, "limit", 50, high=MAX_LIMIT),
+    )
+    return JSONResponse({"items": [article_json(a) for a in articles]})
+
+
+async def get_article(request: Request) -> Response:
+    article = await reader_of(request).store.get_article(path_id(request))
+    if article is None:
+        raise ApiError(404, "no such article")
+    return JSONResponse(article_json(article))
+
+
+async def tap(reader, article_id: int, lane: str) -> dict[str, Any]:
+    """The tap: the one way into the queue, shared by the API and the browse page."""
+    if lane not in LANES:
+        raise ApiError(422, f"lane must be one of {', '.join(LANES)}")
+    if not await reader.store.enqueue(article_id, lane):
+        raise ApiError(404, "no such article")
+    if reader.worker is not None:
+        reader.worker.wake()
+    return await reader.store.get_article(article_id)
+
+
+async def untap(reader, article_id: int) -> dict[str, Any]:
+    await reader.store.dequeue(article_id)
+    article = await reader.store.get_article(article_id)
+    if article is None:
+        raise ApiError(404, "no such article")
+    return article
+
+
+async def queue_article(request: Request) -> Response:
+    lane = (await json_body(request)).get("lane", "normal")
+    article = await tap(reader_of(request), path_id(request), lane)
+    return JSONResponse({"id": article["id"], "state": article["state"], "position": article["position"]})
+
+
+async def unqueue_article(request: Request) -> Response:
+    article = await untap(reader_of(request), path_id(request))
+    return JSONResponse({"id": article["id"], "state": article["state"], "position": article["position"]})
+
+
+async def article_content(request: Request) -> Response:
+    reader = reader_of(request)
+    article_id = path_id(request)
+    if await reader.store.get_article(article_id) is None:
+        raise ApiError(404, "no such article")
+    try:
+        content = await reader.cleaner.open(article_id)
+    except ArticleFailed as exc:
+        raise ApiError(502, str(exc)) from None
+    except UnknownArticle:
+        raise ApiError(404, "no such article") from None
+    return JSONResponse({
+        "id": article_id, "title": content["title"], "author": content["author"],
+        "published": content["published"], "html": content["html"], "text": content["text"],
+        "words": content["words"],
+    })
+
+
+async def queue(request: Request) -> Response:
+    items = await reader_of(request).store.queue()
+    return JSONResponse({"items": [
+        {"id": i["article_id"], "position": i["position"], "lane": i["lane"], "title": i["title"], "url": i["url"]}
+        for i in items
+    ]})
+
+
+async def stats(request: Request) -> Response:
+    return JSONResponse(await reader_of(request).store.stats())
+
+
+routes = [
+    Route("/api/feeds", list_feeds, methods=["GET"]),
+    Route("/api/feeds", add_feed, methods=["POST"]),
+    Route("/api/feeds/{id:int}", delete_feed, methods=["DELETE"]),
+    Route("/api/refresh", refresh, methods=["POST"]),
+    Route("/api/articles", list_articles, methods=["GET"]),
+    Route("/api/articles/{id:int}", get_article, methods=["GET"]),
+    Route("/api/articles/{id:int}/queue", queue_article, methods=["POST"]),
+    Route("/api/articles/{id:int}/queue", unqueue_article, methods=["DELETE"]),
+    Route("/api/articles/{id:int}/content", article_content, methods=["GET"]),
+    Route("/api/queue", queue, methods=["GET"]),
+    Route("/api/stats", stats, methods=["GET"]),
+]
+
+
+async def _api_error(request: Request, exc: ApiError) -> Response:
+    return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+
+async def _http_error(request: Request, exc: HTTPException) -> Response:
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+    from .views import error_page  # the HTML side renders its own error page
+
+    return error_page(request, exc.status_code, exc.detail)
+
+
+exception_handlers = {ApiError: _api_error, HTTPException: _http_error}

@@ -1,0 +1,162 @@
+"""The application: `create_app(settings)` and `running(settings)`, the one place that
+owns long-lived resources (database, HTTP client, extraction pool, worker, refresher)
+for the web app and the CLI alike."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from . import api, views
+from .cleaning import Cleaner, worker_name
+from .extract import CpuPool
+from .feeds import refresh_periodically
+from .fetch import make_client
+from .settings import Settings
+from .store import Store
+from .worker import Worker
+
+log = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parent.parent
+SHUTDOWN_GRACE = 10.0  # seconds in-flight extractions get to finish at shutdown
+
+
+@dataclass
+class Reader:
+    """Everything a request handler or command needs, built once per process."""
+
+    settings: Settings
+    store: Store
+    client: httpx.AsyncClient
+    pool: CpuPool
+    cleaner: Cleaner
+    worker: Worker | None
+
+
+@contextlib.asynccontextmanager
+async def running(
+    settings: Settings, *, role: str = "serve", worker: bool = True, refresher: bool = True,
+    concurrency: int = 1, resolver=None,
+) -> AsyncIterator[Reader]:
+    """Open everything, start the background work, and on exit stop it in order:
+    stop pulling, let in-flight extractions finish (bounded), then close."""
+    store = await Store.open(settings.db)
+    client = make_client(allow_private=settings.allow_private_urls, resolver=resolver)
+    pool = CpuPool(settings.extract_processes)
+    cleaner = Cleaner(store, client, pool, settings, worker_name(role))
+    the_worker = (
+        Worker(store, cleaner, interval=settings.worker_interval, claim_ttl=settings.claim_ttl,
+               concurrency=concurrency)
+        if worker else None
+    )
+    background: list[asyncio.Task] = []
+    try:
+        if the_worker is not None:
+            background.append(asyncio.create_task(the_worker.run(), name="worker"))
+        if refresher and settings.refresh_interval > 0:
+            background.append(asyncio.create_task(
+                refresh_periodically(store, client, pool, interval=settings.refresh_interval,
+                                     max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout),
+                name="refresher",
+            ))
+        yield Reader(settings, store, client, pool, cleaner, the_worker)
+    finally:
+        if the_worker is not None:
+            the_worker.stop()
+        await cleaner.drain(SHUTDOWN_GRACE)
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
+        await client.aclose()
+        await asyncio.to_thread(pool.close)
+        await store.close()
+
+
+class SecurityHeaders:
+    """A Content-Security-Policy without inline scripts, and friends, on every response."""
+
+    CSP = (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: http: data:; "
+        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+    )
+    HEADERS = [
+        (b"content-security-policy", CSP.encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"x-frame-options", b"DENY"),
+    ]
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + self.HEADERS
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+class RefuseCrossSiteWrites:
+    """A page on another site cannot change anything here: state-changing requests that a
+    browser marks as cross-site (Sec-Fetch-Site) or that carry a foreign Origin are
+    refused. Scripts and the CLI send neither header and pass."""
+
+    SAFE = {"GET", "HEAD", "OPTIONS"}
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in self.SAFE:
+            request = Request(scope)
+            fetch_site = request.headers.get("sec-fetch-site")
+            origin = request.headers.get("origin")
+            own = f"{request.url.scheme}://{request.url.netloc}"
+            if fetch_site in ("cross-site", "same-site") or (origin is not None and origin != own):
+                message = "cross-site request refused"
+                response = (
+                    JSONResponse({"error": message}, status_code=403)
+                    if request.url.path.startswith("/api/")
+                    else PlainTextResponse(message, status_code=403)
+                )
+                return await response(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
+def create_app(settings: Settings, *, resolver=None) -> Starlette:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with running(settings, resolver=resolver) as reader:
+            app.state.reader = reader
+            yield
+
+    app = Starlette(
+        routes=[
+            *views.routes,
+            *api.routes,
+            Mount("/static", StaticFiles(directory=ROOT / "static"), name="static"),
+        ],
+        lifespan=lifespan,
+        exception_handlers=api.exception_handlers,
+    )
+    app.add_middleware(RefuseCrossSiteWrites)
+    app.add_middleware(SecurityHeaders)
+    return app

@@ -1,0 +1,161 @@
+"""One way to clean an article, shared by both lanes: the worker (queue lane) and a
+person opening an article that is not ready (direct lane).
+
+Who does the work is decided by a claim row in SQLite (`Store.claim`,
+`Store.take_next`), not an asyncio lock: the other lane may be another event loop,
+thread or process. The claim expires, so a holder that died blocks nobody for long; a
+live holder renews it, so it is never robbed.
+
+Once a claim is won the extraction runs in a task this Cleaner owns, awaited through
+`asyncio.shield`: a reader who closes the page cancels only their wait, never the work.
+The loser of a race does not fail and does not extract: it waits for the winner's
+result and takes over only if the winner's claim expires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+import uuid
+from typing import Any
+
+import httpx
+
+from .extract import CpuPool, extract_article
+from .fetch import FetchError
+from .settings import Settings
+from .store import Run, Store
+
+log = logging.getLogger(__name__)
+
+
+class ArticleFailed(Exception):
+    """Extraction of this article failed; the message says why."""
+
+
+class UnknownArticle(Exception):
+    pass
+
+
+def worker_name(role: str) -> str:
+    return f"{role}@{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+class Cleaner:
+    def __init__(self, store: Store, client: httpx.AsyncClient, pool: CpuPool, settings: Settings, name: str):
+        self.store = store
+        self.client = client
+        self.pool = pool
+        self.settings = settings
+        self.name = name
+        # Strong references: a task only referenced by the event loop may be collected.
+        self._running: dict[int, asyncio.Task[str]] = {}
+
+    # -- the two lanes ------------------------------------------------------------
+
+    async def open(self, article_id: int) -> dict[str, Any]:
+        """The direct lane: cleaned content for an article, extracting it now if nobody
+        has. Raises ArticleFailed or UnknownArticle. Cancelling the caller leaves any
+        extraction running to completion."""
+        waiting_since = time.time()
+        while True:
+            content = await self.store.get_content(article_id)
+            if content is not None:
+                return content
+            run = await self.store.claim(article_id, self.name, self.settings.claim_ttl)
+            if run is not None:
+                outcome, error = await asyncio.shield(self.start(run))
+                if outcome == "failed":
+                    raise ArticleFailed(error)
+                continue  # cached, or released at shutdown: read back what is stored
+            await self._wait_for_holder(article_id, waiting_since)
+
+    def start(self, run: Run) -> asyncio.Task[tuple[str, str | None]]:
+        """Run the extraction of a won claim in a task owned here (the queue lane calls
+        this with what `take_next` gave it)."""
+        task = asyncio.create_task(self._extract(run), name=f"extract-{run.article_id}")
+        self._running[run.article_id] = task
+        task.add_done_callback(lambda t, key=run.article_id: self._forget(key, t))
+        return task
+
+    def _forget(self, article_id: int, task: asyncio.Task) -> None:
+        if self._running.get(article_id) is task:
+            del self._running[article_id]
+
+    async def _wait_for_holder(self, article_id: int, waiting_since: float) -> None:
+        """Someone else holds the claim. Return when it is worth trying again: the
+        content may be there, or the claim has gone. Raise if the holder failed."""
+        local = self._running.get(article_id)
+        if local is not None:  # the holder is a task of ours: no need to poll
+            await asyncio.shield(local)
+            return
+        delay = 0.02
+        while True:
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, 0.5)
+            if await self.store.get_content(article_id) is not None:
+                return
+            holder = await self.store.claim_holder(article_id)
+            if holder is not None and holder["expires_at"] > time.time():
+                continue
+            article = await self.store.get_article(article_id)
+            if article is None:
+                raise UnknownArticle(article_id)
+            if holder is None and article["error"] and article.get("failed_at", 0) >= waiting_since:
+                raise ArticleFailed(article["error"])
+            return
+
+    # -- the work itself -------------------------------------------------------------
+
+    async def _extract(self, run: Run) -> tuple[str, str | None]:
+        keeper = asyncio.create_task(self._keep_claim(run))
+        try:
+            try:
+                content = await extract_article(
+                    self.client, self.pool, run.url,
+                    max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout,
+                )
+            except FetchError as exc:
+                await self.store.store_failed(run, str(exc))
+                return "failed", str(exc)
+            except Exception as exc:
+                log.exception("extracting article %s (%s) failed", run.article_id, run.url)
+                error = f"internal error while cleaning ({type(exc).__name__})"
+                await self.store.store_failed(run, error)
+                return "failed", error
+            await self.store.store_cleaned(run, content)
+            return "cached", None
+        except asyncio.CancelledError:
+            # Only shutdown cancels an extraction, after its grace period: hand the claim
+            # back so the next worker to start picks the article up at once.
+            await asyncio.shield(self.store.release(run))
+            raise
+        finally:
+            keeper.cancel()
+
+    async def _keep_claim(self, run: Run) -> None:
+        """Renew the claim while the extraction runs, so a slow but live holder is never
+        robbed. Stops when the claim has passed to someone else (fenced by run id)."""
+        while True:
+            await asyncio.sleep(self.settings.claim_ttl / 3)
+            if not await self.store.renew(run, self.settings.claim_ttl):
+                log.warning("lost the claim on article %s; the result will still be kept", run.article_id)
+                return
+
+    async def drain(self, grace: float) -> None:
+        """Shutdown: let running extractions finish within `grace` seconds, then cancel
+        the rest, which releases their claims."""
+        tasks = list(self._running.values())
+        if not tasks:
+            return
+        done, pending = await asyncio.wait(tasks, timeout=grace)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+    @property
+    def busy(self) -> int:
+        return len(self._running)

@@ -1,0 +1,244 @@
+"""Feeds come in: fetch subscriptions (conditional GET), parse RSS, Atom and JSON Feed
+into headlines, and store them.
+
+Refreshing stores headlines and nothing else. It never queues and never extracts:
+only a person's tap puts an article in line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import calendar
+import hashlib
+import json
+import logging
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from datetime import datetime
+from typing import Any
+from urllib.parse import urljoin
+
+import feedparser
+import httpx
+
+from .extract import CpuPool
+from .fetch import FetchError, fetch
+from .sanitize import clean_html, plain_text
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+FEED_ACCEPT = (
+    "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9,"
+    " application/xml;q=0.8, text/xml;q=0.8, */*;q=0.1"
+)
+_JSON_TYPES = {"application/feed+json", "application/json"}
+
+
+class FeedError(Exception):
+    """The body is not a feed we can read."""
+
+
+@dataclass
+class RefreshResult:
+    feed_id: int
+    url: str
+    new: int = 0
+    not_modified: bool = False
+    error: str | None = None
+
+
+def parse_feed(body: bytes, url: str, content_type: str) -> dict[str, Any]:
+    """Parse a feed body into {title, site_url, entries}. Pure CPU; runs in the pool."""
+    if content_type in _JSON_TYPES or body.lstrip()[:1] == b"{":
+        return _parse_json_feed(body, url)
+    parsed = feedparser.parse(body, response_headers={"content-location": url})
+    if not parsed.entries and (parsed.bozo or not parsed.feed.get("title")):
+        reason = parsed.get("bozo_exception")
+        raise FeedError(f"not a feed ({_short(reason) if reason else 'no entries and no title'})")
+    entries = []
+    for entry in parsed.entries:
+        link = _absolute(url, entry.get("link"))
+        title = plain_text(entry.get("title") or "")
+        if not link and not title:
+            continue
+        summary_html = entry.get("summary") or ""
+        if not summary_html and entry.get("content"):
+            summary_html = entry.content[0].get("value", "")
+        stamp = entry.get("published_parsed") or entry.get("updated_parsed")
+        entries.append(
+            _entry(
+                guid=entry.get("id") or link or title,
+                url=link or url,
+                title=title or link,
+                summary=clean_html(summary_html, base_url=link or url),
+                author=plain_text(entry.get("author") or "") or None,
+                published=float(calendar.timegm(stamp)) if stamp else None,
+            )
+        )
+    return {
+        "title": plain_text(parsed.feed.get("title") or ""),
+        "site_url": _absolute(url, parsed.feed.get("link")),
+        "entries": entries,
+    }
+
+
+def _parse_json_feed(body: bytes, url: str) -> dict[str, Any]:
+    """JSON Feed 1.0 and 1.1 (https://jsonfeed.org/version/1.1); feedparser does not read it."""
+    try:
+        document = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise FeedError(f"not a feed (invalid JSON: {_short(exc)})") from None
+    if not isinstance(document, dict) or not str(document.get("version", "")).startswith(
+        "https://jsonfeed.org/version/"
+    ):
+        raise FeedError("not a feed (JSON without a jsonfeed.org version)")
+    items = document.get("items")
+    if not isinstance(items, list):
+        raise FeedError("not a feed (JSON Feed without items)")
+    entries = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        link = _absolute(url, _text(item.get("url")) or _text(item.get("external_url")))
+        title = plain_text(_text(item.get("title")))
+        if not link and not title:
+            continue
+        summary = _text(item.get("content_html")) or _text(item.get("summary"))
+        if not summary and item.get("content_text"):
+            summary = "<p>" + _escape(_text(item["content_text"])) + "</p>"
+        authors = item.get("authors") or ([item["author"]] if isinstance(item.get("author"), dict) else [])
+        author = ", ".join(_text(a.get("name")) for a in authors if isinstance(a, dict) and a.get("name"))
+        entries.append(
+            _entry(
+                guid=_text(item.get("id")) or link or title,
+                url=link or url,
+                title=title or link,
+                summary=clean_html(summary, base_url=link or url),
+                author=author or None,
+                published=_iso_time(_text(item.get("date_published")) or _text(item.get("date_modified"))),
+            )
+        )
+    return {
+        "title": plain_text(_text(document.get("title"))),
+        "site_url": _absolute(url, _text(document.get("home_page_url"))),
+        "entries": entries,
+    }
+
+
+def _entry(*, guid, url, title, summary, author, published) -> dict[str, Any]:
+    if len(guid) > 500:  # some feeds use the whole content as id
+        guid = "sha1:" + hashlib.sha1(guid.encode()).hexdigest()
+    return {"guid": guid, "url": url, "title": title[:500], "summary": summary,
+            "author": author, "published": published}
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _absolute(base: str, link: str | None) -> str | None:
+    if not link:
+        return None
+    resolved = urljoin(base, link.strip())
+    return resolved if resolved.startswith(("http://", "https://")) else None
+
+
+def _iso_time(value: str) -> float | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        try:
+            return parsedate_to_datetime(value).timestamp()
+        except (TypeError, ValueError):
+            return None
+
+
+def _short(exc: object) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+async def refresh_feed(
+    store: Store,
+    client: httpx.AsyncClient,
+    pool: CpuPool,
+    feed: dict[str, Any],
+    *,
+    max_bytes: int,
+    deadline: float,
+) -> RefreshResult:
+    """Fetch one feed with a conditional GET and store its headlines. A failure is
+    recorded on the feed; its articles stay as they were."""
+    result = RefreshResult(feed_id=feed["id"], url=feed["url"])
+    conditional = {}
+    if feed.get("etag"):
+        conditional["If-None-Match"] = feed["etag"]
+    if feed.get("last_modified"):
+        conditional["If-Modified-Since"] = feed["last_modified"]
+    try:
+        response = await fetch(
+            client, feed["url"], max_bytes=max_bytes, deadline=deadline,
+            accept=FEED_ACCEPT, extra_headers=conditional,
+        )
+        if response.status == 304:
+            await store.store_feed_not_modified(feed["id"])
+            result.not_modified = True
+            return result
+        parsed = await pool.run(parse_feed, response.body, response.url, response.content_type)
+    except (FetchError, FeedError) as exc:
+        result.error = str(exc)
+    except Exception as exc:  # a bug in a parser must not stop the other feeds
+        log.exception("refreshing %s failed", feed["url"])
+        result.error = f"could not read the feed ({_short(exc)})"
+    if result.error:
+        await store.store_feed_error(feed["id"], result.error)
+        return result
+    result.new = await store.store_feed_entries(
+        feed["id"],
+        title=parsed["title"],
+        site_url=parsed["site_url"],
+        etag=response.headers.get("etag"),
+        last_modified=response.headers.get("last-modified"),
+        entries=parsed["entries"],
+    )
+    return result
+
+
+async def refresh_feeds(
+    store: Store,
+    client: httpx.AsyncClient,
+    pool: CpuPool,
+    feeds: list[dict[str, Any]],
+    *,
+    max_bytes: int,
+    deadline: float,
+    concurrency: int = 8,
+) -> list[RefreshResult]:
+    """Refresh many feeds, a few at a time; one slow or broken feed holds up nothing else."""
+    limit = asyncio.Semaphore(concurrency)
+
+    async def one(feed):
+        async with limit:
+            return await refresh_feed(store, client, pool, feed, max_bytes=max_bytes, deadline=deadline)
+
+    return list(await asyncio.gather(*(one(f) for f in feeds)))
+
+
+async def refresh_periodically(store, client, pool, *, interval: float, max_bytes: int, deadline: float) -> None:
+    """The background refresher owned by the app's lifespan: due feeds, every interval."""
+    while True:
+        try:
+            due = await store.feeds_due(time.time() - interval)
+            if due:
+                await refresh_feeds(store, client, pool, due, max_bytes=max_bytes, deadline=deadline)
+        except Exception:
+            log.exception("background refresh failed; trying again next interval")
+        await asyncio.sleep(min(interval, 60.0))

@@ -1,0 +1,28 @@
+"""Build the sample database shipped as reader.db.example:
+`python -m reader.samples reader.db.example`. It holds the sample feed and its
+headlines, nothing cleaned and nothing queued, at the first released schema."""
+
+import asyncio
+import sys
+from pathlib import Path
+
+from ..app import running
+from ..feeds import refresh_feeds
+from ..settings import Settings
+from . import SAMPLE_FEED_URL
+
+
+async def build(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    settings = Settings(db=path, extract_processes=0)
+    async with running(settings, worker=False, refresher=False) as reader:
+        feed_id, _ = await reader.store.add_feed(SAMPLE_FEED_URL)
+        [result] = await refresh_feeds(reader.store, reader.client, reader.pool,
+                                       [await reader.store.get_feed(feed_id)],
+                                       max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout)
+        if result.error:
+            raise SystemExit(f"sample feed failed: {result.error}")
+    print(f"{path}: sample feed with {result.new} headlines")
+
+
+asyncio.run(build(Path(sys.argv[1] if len(sys.argv) > 1 else "reader.db.example")))

@@ -1,0 +1,73 @@
+"""Settings: each one declared once, with its environment variable, default and help.
+
+Built once (from the environment, then CLI flags on top) and passed into
+`create_app(settings)` and the worker. Nothing reads the environment anywhere else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def _bool(text: str) -> bool:
+    value = text.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off", ""}:
+        return False
+    raise ValueError(f"not a boolean: {text!r}")
+
+
+def _setting(env: str, default, help: str, parse=None):
+    return field(default=default, metadata={"env": env, "help": help, "parse": parse})
+
+
+@dataclass(frozen=True)
+class Settings:
+    db: Path = _setting("READER_DB", Path("reader.db"), "SQLite database file; created (from the sample) if missing", Path)
+    claim_ttl: float = _setting(
+        "READER_CLAIM_TTL", 120.0,
+        "seconds a claim on an article lasts without renewal; a dead holder blocks nobody longer", float)
+    worker_interval: float = _setting(
+        "READER_WORKER_INTERVAL", 20.0,
+        "seconds a worker sleeps between polls when nothing in its own process woke it", float)
+    refresh_interval: float = _setting(
+        "READER_REFRESH_INTERVAL", 1800.0, "seconds between background feed refreshes (0 = never)", float)
+    allow_private_urls: bool = _setting(
+        "READER_ALLOW_PRIVATE_URLS", False,
+        "allow fetches into loopback, private and link-local addresses", _bool)
+    fetch_timeout: float = _setting(
+        "READER_FETCH_TIMEOUT", 30.0, "overall deadline in seconds for one page or feed fetch", float)
+    max_page_bytes: int = _setting(
+        "READER_MAX_PAGE_BYTES", 5_000_000, "largest page or feed body accepted, after decompression", int)
+    extract_processes: int = _setting(
+        "READER_EXTRACT_PROCESSES", 1,
+        "processes that run extraction off the event loop (0 = a thread, for debugging)", int)
+    host: str = _setting("READER_HOST", "127.0.0.1", "address `reader serve` binds to", str)
+    port: int = _setting("READER_PORT", 8000, "port `reader serve` listens on", int)
+    page_size: int = _setting("READER_PAGE_SIZE", 50, "cards per browse page", int)
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> "Settings":
+        environ = os.environ if environ is None else environ
+        values = {}
+        for f in dataclasses.fields(cls):
+            env = f.metadata["env"]
+            if env in environ:
+                try:
+                    values[f.name] = f.metadata["parse"](environ[env])
+                except ValueError as exc:
+                    raise ValueError(f"{env}: {exc}") from None
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def replace(self, **changes) -> "Settings":
+        return dataclasses.replace(self, **changes)
+
+
+def describe() -> list[tuple[str, str, str]]:
+    """(variable, default, help) for every setting: the README table and `reader --help` use it."""
+    return [(f.metadata["env"], str(f.default), f.metadata["help"]) for f in dataclasses.fields(Settings)]

@@ -1,0 +1,591 @@
+"""Storage: every SQL statement in reader lives in this module.
+
+The database file is the only state. Views, the worker and the CLI call the named
+functions below (`enqueue`, `take_next`, `claim`, `store_cleaned`, ...) and never
+build SQL themselves.
+
+Two connections per Store, both in autocommit mode:
+
+* the *read* connection runs single statements and fetches every row in the same
+  call (`execute_fetchall`), so no cursor is ever left half-read across an `await`;
+* the *write* connection runs every state change inside `BEGIN IMMEDIATE ... COMMIT`,
+  one task at a time (`self._write_lock`). Tasks that shared one aiosqlite connection
+  would share its transaction: a "win" by one task could be rolled back by another.
+  The asyncio lock only serialises use of that one connection object inside this
+  process; who may extract an article is decided by the claim row, which every
+  process sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+SCHEMA_VERSION = 1
+
+# The schema of version 1, the first released one. Later versions are reached by the
+# numbered steps in MIGRATIONS, never by editing this string.
+SCHEMA_V1 = """
+CREATE TABLE feeds (
+    id            INTEGER PRIMARY KEY,
+    url           TEXT NOT NULL UNIQUE,
+    title         TEXT NOT NULL DEFAULT '',
+    site_url      TEXT,
+    -- conditional GET: sent back as If-None-Match / If-Modified-Since
+    etag          TEXT,
+    last_modified TEXT,
+    added_at      REAL NOT NULL,
+    refreshed_at  REAL,          -- last attempt, successful or not
+    error         TEXT           -- why the last attempt failed; NULL when it worked
+);
+
+CREATE TABLE articles (
+    id         INTEGER PRIMARY KEY,
+    feed_id    INTEGER REFERENCES feeds(id) ON DELETE CASCADE,   -- NULL: a saved link
+    guid       TEXT NOT NULL,
+    url        TEXT NOT NULL,
+    title      TEXT NOT NULL,
+    summary    TEXT NOT NULL DEFAULT '',   -- the feed's own text, sanitized HTML
+    author     TEXT,
+    published  REAL,
+    sort_at    REAL NOT NULL,               -- published, else first seen: browse order
+    added_at   REAL NOT NULL,
+    error      TEXT,                        -- why the last extraction failed
+    failed_at  REAL,
+    UNIQUE (feed_id, guid)
+);
+-- speed up the browse page: newest first, keyset pagination on (sort_at, id)
+CREATE INDEX articles_by_sort ON articles (sort_at DESC, id DESC);
+-- speed up the browse page filtered to one feed
+CREATE INDEX articles_by_feed ON articles (feed_id, sort_at DESC, id DESC);
+
+-- Only the tap handlers insert here. seq is the tap order: oldest first.
+CREATE TABLE queue (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    article_id INTEGER NOT NULL UNIQUE REFERENCES articles(id) ON DELETE CASCADE,
+    lane       TEXT NOT NULL DEFAULT 'normal' CHECK (lane IN ('normal', 'next')),
+    tapped_at  REAL NOT NULL
+);
+
+-- Who is extracting an article right now. One row per article at most; the holder
+-- is identified by its ledger run, which fences renewals and releases.
+CREATE TABLE claims (
+    article_id INTEGER PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+    run_id     INTEGER NOT NULL,
+    expires_at REAL NOT NULL
+);
+
+CREATE TABLE contents (
+    article_id INTEGER PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+    title      TEXT,
+    author     TEXT,
+    published  TEXT,
+    html       TEXT NOT NULL,    -- sanitized
+    text       TEXT NOT NULL,
+    words      INTEGER NOT NULL,
+    cleaned_at REAL NOT NULL
+);
+
+-- The ledger: one row per extraction started. No foreign key: it outlives articles.
+CREATE TABLE runs (
+    id          INTEGER PRIMARY KEY,
+    article_id  INTEGER NOT NULL,
+    lane        TEXT NOT NULL CHECK (lane IN ('queue', 'direct')),
+    worker      TEXT NOT NULL,
+    started_at  REAL NOT NULL,
+    finished_at REAL,
+    outcome     TEXT CHECK (outcome IN ('cached', 'failed', 'abandoned')),
+    error       TEXT
+);
+-- speed up /stats and the "is anything in flight" checks
+CREATE INDEX runs_by_outcome ON runs (outcome);
+"""
+
+# MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
+MIGRATIONS: list[str] = [SCHEMA_V1]
+
+STATES = ("new", "queued", "cleaning", "ready", "failed")
+
+# The state of an article, derived (never stored) so it cannot drift from the rows
+# that define it. Needs the aliases a, q, cl, c and the :now parameter.
+_STATE = """
+CASE
+    WHEN c.article_id IS NOT NULL THEN 'ready'
+    WHEN cl.expires_at > :now THEN 'cleaning'
+    WHEN q.seq IS NOT NULL THEN 'queued'
+    WHEN a.error IS NOT NULL THEN 'failed'
+    ELSE 'new'
+END
+"""
+
+_ARTICLE_COLUMNS = f"""
+    a.id, a.feed_id, a.guid, a.url, a.title, a.summary, a.author, a.published, a.sort_at,
+    a.added_at, a.error, a.failed_at, f.title AS feed_title, q.seq AS queue_seq, q.lane,
+    {_STATE} AS state
+"""
+
+_ARTICLE_JOINS = """
+    articles a
+    LEFT JOIN feeds f ON f.id = a.feed_id
+    LEFT JOIN queue q ON q.article_id = a.id
+    LEFT JOIN claims cl ON cl.article_id = a.id
+    LEFT JOIN contents c ON c.article_id = a.id
+"""
+
+# The workers' service order over queue rows q that nobody is cleaning.
+_SERVICE_ORDER = "ORDER BY q.seq"
+
+_WAITING = "NOT EXISTS (SELECT 1 FROM claims cl WHERE cl.article_id = q.article_id AND cl.expires_at > :now)"
+
+
+@dataclass(frozen=True)
+class Run:
+    """A claim won: this run may extract the article until expires_at (renewable)."""
+
+    id: int
+    article_id: int
+    url: str
+    lane: str
+
+
+def _row(row: sqlite3.Row | None) -> dict[str, Any] | None:
+    return dict(row) if row is not None else None
+
+
+async def _configure(conn: aiosqlite.Connection) -> None:
+    conn.row_factory = sqlite3.Row
+    await conn.execute("PRAGMA busy_timeout = 30000")
+    await conn.execute("PRAGMA foreign_keys = ON")
+    await conn.execute("PRAGMA synchronous = NORMAL")
+
+
+class Store:
+    def __init__(self, path: Path, read: aiosqlite.Connection, write: aiosqlite.Connection):
+        self.path = path
+        self._read = read
+        self._write = write
+        self._write_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: str | Path) -> "Store":
+        path = Path(path)
+        write = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            await _configure(write)
+            await write.execute("PRAGMA journal_mode = WAL")
+            await _migrate(write)
+            read = await aiosqlite.connect(path, isolation_level=None)
+            await _configure(read)
+        except BaseException:
+            await write.close()
+            raise
+        return cls(path, read, write)
+
+    async def close(self) -> None:
+        await self._read.close()
+        await self._write.close()
+
+    async def __aenter__(self) -> "Store":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    # -- plumbing ---------------------------------------------------------------
+
+    async def _all(self, sql: str, params: dict | Sequence = ()) -> list[dict[str, Any]]:
+        return [dict(r) for r in await self._read.execute_fetchall(sql, params)]
+
+    async def _one(self, sql: str, params: dict | Sequence = ()) -> dict[str, Any] | None:
+        rows = await self._read.execute_fetchall(sql, params)
+        return _row(rows[0]) if rows else None
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._write_lock:
+            await self._write.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._write
+            except BaseException:
+                await self._write.execute("ROLLBACK")
+                raise
+            else:
+                await self._write.execute("COMMIT")
+
+    # -- feeds ------------------------------------------------------------------
+
+    async def add_feed(self, url: str, title: str = "") -> tuple[int, bool]:
+        """Subscribe; returns (feed id, created). Subscribing twice is harmless."""
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "INSERT INTO feeds (url, title, added_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (url) DO NOTHING RETURNING id",
+                (url, title, time.time()),
+            )
+            if rows:
+                return rows[0]["id"], True
+            rows = await db.execute_fetchall("SELECT id FROM feeds WHERE url = ?", (url,))
+            return rows[0]["id"], False
+
+    async def list_feeds(self) -> list[dict[str, Any]]:
+        return await self._all(
+            """
+            SELECT f.*, (SELECT count(*) FROM articles a WHERE a.feed_id = f.id) AS articles
+            FROM feeds f ORDER BY lower(f.title), f.id
+            """
+        )
+
+    async def get_feed(self, feed_id: int) -> dict[str, Any] | None:
+        return await self._one("SELECT * FROM feeds WHERE id = ?", (feed_id,))
+
+    async def delete_feed(self, feed_id: int) -> bool:
+        async with self._transaction() as db:
+            cur = await db.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
+            return cur.rowcount > 0
+
+    async def feeds_due(self, older_than: float) -> list[dict[str, Any]]:
+        return await self._all(
+            "SELECT * FROM feeds WHERE refreshed_at IS NULL OR refreshed_at < ? ORDER BY id",
+            (older_than,),
+        )
+
+    async def store_feed_entries(
+        self,
+        feed_id: int,
+        *,
+        title: str | None,
+        site_url: str | None,
+        etag: str | None,
+        last_modified: str | None,
+        entries: Iterable[dict[str, Any]],
+    ) -> int:
+        """Record a successful fetch: new headlines in, feed error cleared. Returns how many
+        articles were new. Headlines only: nothing here touches the queue."""
+        now = time.time()
+        async with self._transaction() as db:
+            await db.execute(
+                """
+                UPDATE feeds SET title = coalesce(nullif(:title, ''), title),
+                    site_url = coalesce(:site_url, site_url), etag = :etag,
+                    last_modified = :last_modified, refreshed_at = :now, error = NULL
+                WHERE id = :id
+                """,
+                {"title": title, "site_url": site_url, "etag": etag,
+                 "last_modified": last_modified, "now": now, "id": feed_id},
+            )
+            count = "SELECT count(*) AS n FROM articles WHERE feed_id = ?"
+            before = (await db.execute_fetchall(count, (feed_id,)))[0]["n"]
+            await db.executemany(
+                """
+                INSERT INTO articles (feed_id, guid, url, title, summary, author, published,
+                                      sort_at, added_at)
+                VALUES (:feed_id, :guid, :url, :title, :summary, :author, :published,
+                        coalesce(:published, :now), :now)
+                ON CONFLICT (feed_id, guid) DO UPDATE SET
+                    title = excluded.title, summary = excluded.summary, url = excluded.url,
+                    author = excluded.author
+                WHERE (title, summary, url, coalesce(author, ''))
+                   IS NOT (excluded.title, excluded.summary, excluded.url, coalesce(excluded.author, ''))
+                """,
+                [dict(e, feed_id=feed_id, now=now) for e in entries],
+            )
+            after = (await db.execute_fetchall(count, (feed_id,)))[0]["n"]
+            return after - before
+
+    async def store_feed_not_modified(self, feed_id: int) -> None:
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE feeds SET refreshed_at = ?, error = NULL WHERE id = ?", (time.time(), feed_id)
+            )
+
+    async def store_feed_error(self, feed_id: int, error: str) -> None:
+        """The feed keeps its articles; only its error line changes."""
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE feeds SET refreshed_at = ?, error = ? WHERE id = ?", (time.time(), error, feed_id)
+            )
+
+    # -- articles ---------------------------------------------------------------
+
+    async def get_article(self, article_id: int) -> dict[str, Any] | None:
+        now = time.time()
+        article = await self._one(
+            f"SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS} WHERE a.id = :id",
+            {"id": article_id, "now": now},
+        )
+        if article is not None:
+            article["position"] = await self._position(article, now)
+        return article
+
+    async def list_articles(
+        self,
+        *,
+        state: str | None = None,
+        feed_id: int | None = None,
+        before: int | None = None,
+        limit: int = 50,
+    ) -> list[dict[str, Any]]:
+        """Newest first. `before` is an article id: the page starts right after it
+        (keyset pagination, so a deep page costs what the first one does)."""
+        now = time.time()
+        where, params = [], {"now": now, "limit": limit}
+        if before is not None:
+            where.append(
+                "(a.sort_at, a.id) < (SELECT sort_at, id FROM articles WHERE id = :before)"
+            )
+            params["before"] = before
+        if feed_id is not None:
+            where.append("a.feed_id = :feed_id")
+            params["feed_id"] = feed_id
+        if state is not None:
+            where.append(f"({_STATE}) = :state")
+            params["state"] = state
+        sql = f"SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY a.sort_at DESC, a.id DESC LIMIT :limit"
+        articles = await self._all(sql, params)
+        if any(a["state"] == "queued" for a in articles):
+            positions = {row["article_id"]: row["position"] for row in await self.queue(now)}
+            for a in articles:
+                a["position"] = positions.get(a["id"])
+        else:
+            for a in articles:
+                a["position"] = None
+        return articles
+
+    async def count_articles(self) -> int:
+        row = await self._one("SELECT count(*) AS n FROM articles")
+        return row["n"]
+
+    async def _position(self, article: dict[str, Any], now: float) -> int | None:
+        if article["state"] != "queued":
+            return None
+        row = await self._one(
+            f"SELECT count(*) AS ahead FROM queue q WHERE q.seq < :seq AND {_WAITING}",
+            {"seq": article["queue_seq"], "now": now},
+        )
+        return row["ahead"] + 1
+
+    # -- the queue: filled only by taps ------------------------------------------
+
+    async def enqueue(self, article_id: int, lane: str = "normal") -> bool:
+        """A person's tap. Returns False if the article does not exist. Tapping twice is
+        harmless; an article already cleaned is not queued again."""
+        async with self._transaction() as db:
+            exists = await db.execute_fetchall(
+                "SELECT (SELECT 1 FROM contents WHERE article_id = :id) AS ready"
+                " FROM articles WHERE id = :id",
+                {"id": article_id},
+            )
+            if not exists:
+                return False
+            if exists[0]["ready"]:
+                return True
+            await db.execute(
+                "INSERT INTO queue (article_id, lane, tapped_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (article_id) DO UPDATE SET lane = excluded.lane",
+                (article_id, lane, time.time()),
+            )
+            return True
+
+    async def dequeue(self, article_id: int) -> bool:
+        """Take an article out of the line. One already being cleaned is finished and kept:
+        that work was paid for."""
+        async with self._transaction() as db:
+            cur = await db.execute("DELETE FROM queue WHERE article_id = ?", (article_id,))
+            return cur.rowcount > 0
+
+    async def queue(self, now: float | None = None) -> list[dict[str, Any]]:
+        """The line in service order, with positions; items being cleaned are not in line."""
+        rows = await self._all(
+            f"""
+            SELECT q.article_id, q.lane, q.tapped_at, a.title, a.url
+            FROM queue q JOIN articles a ON a.id = q.article_id
+            WHERE {_WAITING} {_SERVICE_ORDER}
+            """,
+            {"now": time.time() if now is None else now},
+        )
+        for position, row in enumerate(rows, start=1):
+            row["position"] = position
+        return rows
+
+    # -- claims: one per article, shared by the worker and a direct open ------------
+
+    async def take_next(self, worker: str, ttl: float) -> Run | None:
+        """A worker takes the next article in line and makes it its own, in one
+        transaction: pick, claim and open a ledger run, with no gap between them."""
+        now = time.time()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                f"SELECT q.article_id FROM queue q WHERE {_WAITING} {_SERVICE_ORDER} LIMIT 1",
+                {"now": now},
+            )
+            if not rows:
+                return None
+            return await _claim_in(db, rows[0]["article_id"], worker, "queue", ttl, now)
+
+    async def claim(self, article_id: int, worker: str, ttl: float) -> Run | None:
+        """The direct lane: claim one article, unless it is cleaned already or someone
+        holds a live claim on it."""
+        now = time.time()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                """
+                SELECT 1 FROM articles a WHERE a.id = :id
+                AND NOT EXISTS (SELECT 1 FROM contents WHERE article_id = :id)
+                AND NOT EXISTS (SELECT 1 FROM claims WHERE article_id = :id AND expires_at > :now)
+                """,
+                {"id": article_id, "now": now},
+            )
+            if not rows:
+                return None
+            return await _claim_in(db, article_id, worker, "direct", ttl, now)
+
+    async def renew(self, run: Run, ttl: float) -> bool:
+        """Extend a live claim. Fenced: a run whose claim was taken over cannot renew."""
+        async with self._transaction() as db:
+            cur = await db.execute(
+                "UPDATE claims SET expires_at = ? WHERE article_id = ? AND run_id = ?",
+                (time.time() + ttl, run.article_id, run.id),
+            )
+            return cur.rowcount > 0
+
+    async def release(self, run: Run) -> None:
+        """Give a claim back without a result (shutdown): the run is abandoned and the
+        article, still in the queue if it was queued, goes to the next taker."""
+        async with self._transaction() as db:
+            await _finish(db, run, "abandoned", None)
+
+    async def claim_holder(self, article_id: int) -> dict[str, Any] | None:
+        return await self._one("SELECT * FROM claims WHERE article_id = ?", (article_id,))
+
+    async def store_cleaned(self, run: Run, content: dict[str, Any]) -> None:
+        """Keep the result: content in, out of the queue, error cleared, run cached,
+        claim released. A result that arrives after the claim was lost is still kept
+        (it was paid for); the first stored content wins."""
+        async with self._transaction() as db:
+            await db.execute(
+                """
+                INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
+                VALUES (:article_id, :title, :author, :published, :html, :text, :words, :now)
+                ON CONFLICT (article_id) DO NOTHING
+                """,
+                {**content, "article_id": run.article_id, "now": time.time()},
+            )
+            await db.execute(
+                "UPDATE articles SET error = NULL, failed_at = NULL WHERE id = ?", (run.article_id,)
+            )
+            await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
+            await _finish(db, run, "cached", None)
+
+    async def store_failed(self, run: Run, error: str) -> None:
+        """Record why extraction failed. Whatever good content exists stays untouched."""
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE articles SET error = ?, failed_at = ? WHERE id = ?",
+                (error, time.time(), run.article_id),
+            )
+            await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
+            await _finish(db, run, "failed", error)
+
+    async def get_content(self, article_id: int) -> dict[str, Any] | None:
+        return await self._one("SELECT * FROM contents WHERE article_id = ?", (article_id,))
+
+    # -- the ledger -----------------------------------------------------------------
+
+    async def stats(self) -> dict[str, int]:
+        row = await self._one(
+            """
+            SELECT count(*) AS started,
+                   count(*) FILTER (WHERE outcome = 'cached') AS cached,
+                   count(*) FILTER (WHERE outcome = 'failed') AS failed,
+                   count(*) FILTER (WHERE outcome = 'abandoned') AS abandoned,
+                   count(*) FILTER (WHERE outcome IS NULL) AS running
+            FROM runs
+            """
+        )
+        row["queued"] = (await self._one("SELECT count(*) AS n FROM queue"))["n"]
+        return row
+
+    async def runs(self, article_id: int | None = None) -> list[dict[str, Any]]:
+        if article_id is None:
+            return await self._all("SELECT * FROM runs ORDER BY id")
+        return await self._all("SELECT * FROM runs WHERE article_id = ? ORDER BY id", (article_id,))
+
+
+async def _claim_in(
+    db: aiosqlite.Connection, article_id: int, worker: str, lane: str, ttl: float, now: float
+) -> Run:
+    """Inside a write transaction that has checked nobody holds a live claim: open a
+    ledger run and make its claim the article's. An expired claim's run is marked
+    abandoned (its holder died or stalled past the expiry)."""
+    await db.execute(
+        """
+        UPDATE runs SET outcome = 'abandoned', finished_at = :now,
+            error = 'claim expired before the run finished'
+        WHERE id = (SELECT run_id FROM claims WHERE article_id = :id) AND outcome IS NULL
+        """,
+        {"id": article_id, "now": now},
+    )
+    rows = await db.execute_fetchall(
+        "INSERT INTO runs (article_id, lane, worker, started_at) VALUES (?, ?, ?, ?) RETURNING id",
+        (article_id, lane, worker, now),
+    )
+    run_id = rows[0]["id"]
+    await db.execute(
+        "INSERT INTO claims (article_id, run_id, expires_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (article_id) DO UPDATE SET run_id = excluded.run_id, expires_at = excluded.expires_at",
+        (article_id, run_id, now + ttl),
+    )
+    url = (await db.execute_fetchall("SELECT url FROM articles WHERE id = ?", (article_id,)))[0]["url"]
+    return Run(id=run_id, article_id=article_id, url=url, lane=lane)
+
+
+async def _finish(db: aiosqlite.Connection, run: Run, outcome: str, error: str | None) -> None:
+    """Close a run and drop its claim. Both fenced by run id: a run cannot release a
+    claim that has passed to someone else, nor rewrite an outcome already recorded."""
+    await db.execute(
+        "UPDATE runs SET outcome = ?, error = ?, finished_at = ? WHERE id = ? AND outcome IS NULL",
+        (outcome, error, time.time(), run.id),
+    )
+    await db.execute("DELETE FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id))
+
+
+async def _migrate(db: aiosqlite.Connection) -> None:
+    async with db.execute("PRAGMA user_version") as cur:
+        version = (await cur.fetchone())[0]
+    if version > len(MIGRATIONS):
+        raise RuntimeError(
+            f"database schema version {version} is newer than this reader ({len(MIGRATIONS)})"
+        )
+    for step in range(version, len(MIGRATIONS)):
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(MIGRATIONS[step]):
+                await db.execute(statement)
+            await db.execute(f"PRAGMA user_version = {step + 1}")
+        except BaseException:
+            await db.execute("ROLLBACK")
+            raise
+        await db.execute("COMMIT")
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (executescript would commit on its own)."""
+    statements, current = [], []
+    for line in script.splitlines():
+        current.append(line)
+        candidate = "\n".join(current)
+        if sqlite3.complete_statement(candidate):
+            statements.append(candidate.strip())
+            current = []
+    return [s for s in statements if s and s != ";"]

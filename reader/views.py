@@ -1,0 +1,213 @@
+"""The HTML pages. Every action is a plain form (POST, then a 303 redirect) that works
+without JavaScript; htmx adds partial swaps on top, and for an htmx request the same
+template renders just the card."""
+
+from __future__ import annotations
+
+import datetime
+import time
+from urllib.parse import urlencode
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from .api import ApiError, LANES, reader_of, tap, untap, valid_url
+from .cleaning import ArticleFailed, UnknownArticle
+from .extract import reading_minutes
+from .feeds import refresh_feeds
+from .sanitize import plain_text
+from .store import STATES
+
+from pathlib import Path
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+def _date(timestamp: float | None) -> str:
+    if not timestamp:
+        return ""
+    return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%d")
+
+
+def _ago(timestamp: float | None) -> str:
+    if not timestamp:
+        return "never"
+    seconds = max(0, time.time() - timestamp)
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit} ago"
+    return "just now"
+
+
+def _excerpt(html: str, limit: int = 240) -> str:
+    text = plain_text(html or "")
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+env = Environment(
+    loader=FileSystemLoader(TEMPLATES),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minutes)
+
+
+def render(request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
+    html = env.get_template(template).render(request=request, **context)
+    return HTMLResponse(html, status_code=status)
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("hx-request") == "true"
+
+
+def back_to(form, default: str = "/") -> str:
+    """Where a no-JavaScript form returns to: a path on this site, nothing else."""
+    target = str(form.get("next") or default)
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return default
+    return target
+
+
+def error_page(request: Request, status: int, message: str) -> HTMLResponse:
+    return render(request, "error.html", status=status, status_code=status, message=message)
+
+
+async def browse(request: Request) -> Response:
+    reader = reader_of(request)
+    state = request.query_params.get("state") or None
+    if state not in (None, *STATES):
+        state = None
+    try:
+        before = int(request.query_params["before"]) if request.query_params.get("before") else None
+        feed_id = int(request.query_params["feed"]) if request.query_params.get("feed") else None
+    except ValueError:
+        return error_page(request, 400, "before and feed must be numbers")
+    size = reader.settings.page_size
+    articles = await reader.store.list_articles(state=state, feed_id=feed_id, before=before, limit=size + 1)
+    more = len(articles) > size
+    articles = articles[:size]
+    next_page = None
+    if more:
+        query = {k: v for k, v in (("state", state), ("feed", feed_id)) if v}
+        next_page = "/?" + urlencode({**query, "before": articles[-1]["id"]})
+    feeds = await reader.store.list_feeds()
+    return render(
+        request, "browse.html", articles=articles, next_page=next_page, state=state, feed_id=feed_id,
+        feeds=feeds, states=STATES, here=request.url.path + ("?" + request.url.query if request.url.query else ""),
+    )
+
+
+async def card(request: Request) -> Response:
+    article = await reader_of(request).store.get_article(request.path_params["id"])
+    if article is None:
+        return error_page(request, 404, "no such article")
+    return render(request, "_card.html", article=article)
+
+
+async def _card_or_back(request: Request, article_id: int, form) -> Response:
+    if is_htmx(request):
+        article = await reader_of(request).store.get_article(article_id)
+        return render(request, "_card.html", article=article)
+    return RedirectResponse(back_to(form), status_code=303)
+
+
+async def queue_tap(request: Request) -> Response:
+    form = await request.form()
+    lane = str(form.get("lane") or "normal")
+    article_id = request.path_params["id"]
+    try:
+        await tap(reader_of(request), article_id, lane if lane in LANES else "normal")
+    except ApiError as exc:
+        return error_page(request, exc.status, exc.message)
+    return await _card_or_back(request, article_id, form)
+
+
+async def unqueue_tap(request: Request) -> Response:
+    form = await request.form()
+    article_id = request.path_params["id"]
+    try:
+        await untap(reader_of(request), article_id)
+    except ApiError as exc:
+        return error_page(request, exc.status, exc.message)
+    return await _card_or_back(request, article_id, form)
+
+
+async def read(request: Request) -> Response:
+    """The direct lane: cleaned text now, extracting it if nobody has."""
+    reader = reader_of(request)
+    article_id = request.path_params["id"]
+    article = await reader.store.get_article(article_id)
+    if article is None:
+        return error_page(request, 404, "no such article")
+    content, error = None, None
+    if article["state"] == "failed":
+        error = article["error"]  # a retry is a tap, not a side effect of opening
+    else:
+        try:
+            content = await reader.cleaner.open(article_id)
+        except ArticleFailed as exc:
+            error = str(exc)
+        except UnknownArticle:
+            return error_page(request, 404, "no such article")
+        article = await reader.store.get_article(article_id)
+    return render(request, "article.html", article=article, content=content, error=error)
+
+
+async def feeds_page(request: Request) -> Response:
+    reader = reader_of(request)
+    return render(request, "feeds.html", feeds=await reader.store.list_feeds(),
+                  message=request.query_params.get("message"))
+
+
+async def subscribe(request: Request) -> Response:
+    reader = reader_of(request)
+    form = await request.form()
+    try:
+        url = valid_url(form.get("url"))
+    except ApiError as exc:
+        return render(request, "feeds.html", status=422, feeds=await reader.store.list_feeds(),
+                      message=exc.message, url=form.get("url") or "")
+    feed_id, created = await reader.store.add_feed(url)
+    if created:
+        await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
+                            max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
+    return RedirectResponse("/feeds", status_code=303)
+
+
+async def unsubscribe(request: Request) -> Response:
+    await reader_of(request).store.delete_feed(request.path_params["id"])
+    return RedirectResponse("/feeds", status_code=303)
+
+
+async def refresh_now(request: Request) -> Response:
+    reader = reader_of(request)
+    form = await request.form()
+    feeds = await reader.store.list_feeds()
+    if form.get("feed"):
+        feeds = [f for f in feeds if str(f["id"]) == str(form.get("feed"))]
+    await refresh_feeds(reader.store, reader.client, reader.pool, feeds,
+                        max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
+    return RedirectResponse(back_to(form), status_code=303)
+
+
+async def stats_page(request: Request) -> Response:
+    reader = reader_of(request)
+    return render(request, "stats.html", stats=await reader.store.stats(), runs=(await reader.store.runs())[-20:][::-1])
+
+
+routes = [
+    Route("/", browse, methods=["GET"]),
+    Route("/articles/{id:int}", read, methods=["GET"]),
+    Route("/articles/{id:int}/card", card, methods=["GET"]),
+    Route("/articles/{id:int}/queue", queue_tap, methods=["POST"]),
+    Route("/articles/{id:int}/unqueue", unqueue_tap, methods=["POST"]),
+    Route("/feeds", feeds_page, methods=["GET"]),
+    Route("/feeds", subscribe, methods=["POST"]),
+    Route("/feeds/{id:int}/delete", unsubscribe, methods=["POST"]),
+    Route("/refresh", refresh_now, methods=["POST"]),
+    Route("/stats", stats_page, methods=["GET"]),
+]

@@ -1,0 +1,63 @@
+"""Workers pull. A free worker takes the next article in line itself, and taking it
+makes it its own (`Store.take_next`: one transaction). There is no dispatcher that
+looks for idle workers, so any number of workers, in this process or others, can run
+against one database without doing anything twice.
+
+A worker never chooses work: everything it takes was put in line by a person's tap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from .cleaning import Cleaner
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+
+class Worker:
+    def __init__(self, store: Store, cleaner: Cleaner, *, interval: float, claim_ttl: float, concurrency: int = 1):
+        self.store = store
+        self.cleaner = cleaner
+        self.interval = interval
+        self.claim_ttl = claim_ttl
+        self.concurrency = concurrency
+        self._nudge = asyncio.Event()
+        self._stopping = False
+
+    def wake(self) -> None:
+        """A tap in this process: look at the line now rather than at the next poll.
+        Each waiter holds the event it saw before looking, and a wake replaces it, so a
+        tap that lands between a worker's look and its wait is not missed."""
+        nudge, self._nudge = self._nudge, asyncio.Event()
+        nudge.set()
+
+    async def run(self) -> None:
+        """Pull until stopped. Extractions in progress are left to Cleaner.drain."""
+        await asyncio.gather(*(self._pull() for _ in range(self.concurrency)))
+
+    def stop(self) -> None:
+        self._stopping = True
+        self.wake()
+
+    async def _pull(self) -> None:
+        while not self._stopping:
+            nudge = self._nudge
+            try:
+                run = await self.store.take_next(self.cleaner.name, self.claim_ttl)
+            except Exception:
+                log.exception("taking from the queue failed; retrying after the poll interval")
+                run = None
+            if run is not None:
+                # Shielded: stopping the worker stops the pulling, not the extraction.
+                try:
+                    await asyncio.shield(self.cleaner.start(run))
+                except Exception:
+                    log.exception("cleaning article %s failed", run.article_id)
+                continue
+            try:
+                await asyncio.wait_for(nudge.wait(), self.interval)
+            except TimeoutError:
+                pass
