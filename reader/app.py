@@ -144,7 +144,8 @@ class RefuseCrossSiteWrites:
 def create_app(settings: Settings, *, resolver=None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with running(settings, resolver=resolver) as reader:
+        async with running(settings, resolver=resolver, worker=settings.serve_workers > 0,
+                           concurrency=settings.serve_workers) as reader:
             app.state.reader = reader
             yield
 

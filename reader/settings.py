@@ -46,6 +46,9 @@ class Settings:
     extract_processes: int = _setting(
         "READER_EXTRACT_PROCESSES", 1,
         "processes that run extraction off the event loop (0 = a thread, for debugging)", int)
+    serve_workers: int = _setting(
+        "READER_SERVE_WORKERS", 1,
+        "articles the `reader serve` process cleans at once from the queue (0 = leave it to `reader worker`)", int)
     host: str = _setting("READER_HOST", "127.0.0.1", "address `reader serve` binds to", str)
     port: int = _setting("READER_PORT", 8000, "port `reader serve` listens on", int)
     page_size: int = _setting("READER_PAGE_SIZE", 50, "cards per browse page", int)
