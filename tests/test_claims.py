@@ -1,0 +1,274 @@
+"""Two lanes, one claim: races between direct opens, the in-process worker and worker
+processes; readers who leave mid-extraction; holders that die. Races are tested by
+racing, against real SQLite files, real page servers and real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+
+import httpx
+import pytest
+
+from reader.app import running
+from reader.store import Store
+
+from .conftest import LiveServer, app_client, rss, wait_for
+
+
+async def _subscribe(reader, pages, slugs, **route):
+    """A feed on the page server whose items are pages on it; returns article ids by slug."""
+    links = {slug: pages.add_article(slug, **route) for slug in slugs}
+    feed = pages.add("/feed.xml", rss([{"title": s, "link": link} for s, link in links.items()]),
+                     headers={"Content-Type": "application/rss+xml"})
+    feed_id, _ = await reader.store.add_feed(feed)
+    from reader.feeds import refresh_feeds
+
+    [result] = await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
+                                   max_bytes=10**7, deadline=10)
+    assert result.error is None
+    articles = await reader.store.list_articles(limit=1000)
+    by_url = {a["url"]: a["id"] for a in articles}
+    return {slug: by_url[link] for slug, link in links.items()}
+
+
+@contextmanager
+def worker_process(settings, *extra, ttl: float | None = None):
+    """`reader worker` as a real separate process on the same database file."""
+    env = dict(os.environ, READER_ALLOW_PRIVATE_URLS="1", READER_WORKER_INTERVAL="0.05",
+               READER_CLAIM_TTL=str(ttl or settings.claim_ttl), READER_REFRESH_INTERVAL="0")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reader", "worker", "--db", str(settings.db), *extra],
+        env=env, stderr=subprocess.PIPE, text=True,
+    )
+    ready = threading.Event()
+    lines: list[str] = []
+
+    def read_stderr():
+        for line in proc.stderr:
+            lines.append(line)
+            if "worker pulling" in line:
+                ready.set()
+
+    reader_thread = threading.Thread(target=read_stderr, daemon=True)
+    reader_thread.start()
+    try:
+        if not ready.wait(60):
+            raise AssertionError("worker process did not start:\n" + "".join(lines))
+        proc.lines = lines
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        reader_thread.join(10)
+        proc.stderr.close()
+
+
+async def _runs(store: Store, article_id: int) -> list[dict]:
+    return await store.runs(article_id)
+
+
+async def test_fifty_opens_a_worker_and_a_worker_process_race_and_extract_once(settings, pages):
+    async with running(settings) as reader:
+        ids = await _subscribe(reader, pages, ["contested"], delay=0.5)
+        article_id = ids["contested"]
+        with worker_process(settings):
+            async with app_client(settings.replace(serve_workers=0)) as client:
+                # Everyone at once: a tap (the in-process worker and the worker process both
+                # look at the queue) and fifty readers opening the article directly.
+                opens = [client.get(f"/api/articles/{article_id}/content") for _ in range(50)]
+                tap = client.post(f"/api/articles/{article_id}/queue")
+                responses = await asyncio.gather(tap, *opens)
+                reader.worker.wake()
+                bodies = [r.json() for r in responses[1:]]
+            assert all(r.status_code == 200 for r in responses[1:]), {r.status_code for r in responses}
+            assert len({b["html"] for b in bodies}) == 1
+            assert "marker-contested" in bodies[0]["text"]
+            await asyncio.sleep(0.3)  # the worker process polls every 50 ms: let it look again
+        runs = await _runs(reader.store, article_id)
+    assert [r["outcome"] for r in runs] == ["cached"]
+    assert pages.hits["/contested.html"] == 1
+
+
+async def test_closing_the_reader_mid_extraction_still_caches(settings, pages):
+    gate = threading.Event()
+    async with running(settings.replace(serve_workers=0), worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["slow"], gate=gate)
+        opening = asyncio.create_task(reader.cleaner.open(ids["slow"]))
+        await wait_for(lambda: pages.hits["/slow.html"] == 1)
+        opening.cancel()  # the reader closes the page
+        with pytest.raises(asyncio.CancelledError):
+            await opening
+        gate.set()
+        await wait_for(lambda: reader.store.get_content(ids["slow"]))
+        runs = await _runs(reader.store, ids["slow"])
+    assert [r["outcome"] for r in runs] == ["cached"]
+
+
+def test_a_client_disconnecting_from_uvicorn_mid_extraction_still_caches(settings, pages):
+    gate = threading.Event()
+
+    async def setup():
+        async with running(settings, worker=False, refresher=False) as reader:
+            return await _subscribe(reader, pages, ["wire"], gate=gate)
+
+    ids = asyncio.run(setup())
+    article_id = ids["wire"]
+    with LiveServer(settings.replace(serve_workers=0)) as server:
+
+        async def open_then_leave():
+            async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+                request = asyncio.create_task(client.get(f"/articles/{article_id}"))
+                await wait_for(lambda: pages.hits["/wire.html"] == 1)
+                request.cancel()  # the browser tab closes: the connection goes away
+                with pytest.raises(asyncio.CancelledError):
+                    await request
+            gate.set()
+            async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+                await wait_for(
+                    lambda: _state(client, article_id, "ready"), timeout=30, interval=0.1)
+                return (await client.get("/api/stats")).json()
+
+        stats = asyncio.run(open_then_leave())
+    assert stats["started"] == stats["cached"] == 1
+    assert pages.hits["/wire.html"] == 1
+
+
+async def _state(client, article_id, state):
+    return (await client.get(f"/api/articles/{article_id}")).json()["state"] == state
+
+
+async def test_a_dead_holders_claim_blocks_an_open_only_until_it_expires(settings, pages):
+    async with running(settings, worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["orphan"])
+        article_id = ids["orphan"]
+        dead = await reader.store.claim(article_id, "crashed-process", ttl=0.6)
+        assert dead is not None
+        started = time.monotonic()
+        content = await reader.cleaner.open(article_id)
+        waited = time.monotonic() - started
+        runs = await _runs(reader.store, article_id)
+    assert "marker-orphan" in content["text"]
+    assert waited >= 0.5  # it waited for the expiry rather than racing the holder
+    assert [r["outcome"] for r in runs] == ["abandoned", "cached"]
+    assert pages.hits["/orphan.html"] == 1
+
+
+async def test_a_dead_holders_claim_on_a_queued_article_passes_to_the_worker_after_expiry(settings, pages):
+    async with running(settings) as reader:
+        ids = await _subscribe(reader, pages, ["queued-orphan"])
+        article_id = ids["queued-orphan"]
+        assert await reader.store.claim(article_id, "crashed-process", ttl=0.6)
+        await reader.store.enqueue(article_id)
+        reader.worker.wake()
+        assert (await reader.store.get_article(article_id))["state"] == "cleaning"
+        await wait_for(lambda: reader.store.get_content(article_id), timeout=10)
+        runs = await _runs(reader.store, article_id)
+    assert [(r["outcome"], r["lane"]) for r in runs] == [("abandoned", "direct"), ("cached", "queue")]
+
+
+async def test_a_live_holder_renews_its_claim_and_is_never_robbed(settings, pages):
+    settings = settings.replace(claim_ttl=0.6)
+    async with running(settings, worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["long"], delay=2.0)  # extraction outlasts the ttl 3x
+        article_id = ids["long"]
+        first = asyncio.create_task(reader.cleaner.open(article_id))
+        await wait_for(lambda: pages.hits["/long.html"] == 1)
+        await asyncio.sleep(1.0)  # past the original expiry: only renewal keeps the claim
+        async with running(settings, worker=False, refresher=False) as other:  # another "process"
+            second = await other.cleaner.open(article_id)
+        assert (await first)["html"] == second["html"]
+        runs = await _runs(reader.store, article_id)
+    assert [r["outcome"] for r in runs] == ["cached"]
+    assert pages.hits["/long.html"] == 1
+
+
+async def test_a_run_whose_claim_passed_on_cannot_renew_or_release_the_new_holders(settings, pages):
+    async with running(settings, worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["fenced"])
+        article_id = ids["fenced"]
+        stale = await reader.store.claim(article_id, "slow-holder", ttl=0.2)
+        await asyncio.sleep(0.3)
+        fresh = await reader.store.claim(article_id, "next-holder", ttl=30)
+        assert fresh is not None and fresh.id != stale.id
+        assert not await reader.store.renew(stale, 30)
+        await reader.store.release(stale)
+        holder = await reader.store.claim_holder(article_id)
+        assert holder["run_id"] == fresh.id
+        assert await reader.store.claim(article_id, "third", ttl=30) is None
+        runs = {r["id"]: r["outcome"] for r in await _runs(reader.store, article_id)}
+    assert runs == {stale.id: "abandoned", fresh.id: None}
+
+
+async def test_a_worker_process_killed_mid_extraction_is_cleaned_exactly_once_more(settings, pages):
+    gate = threading.Event()
+    async with running(settings, worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["killed"], gate=gate)
+        article_id = ids["killed"]
+        with worker_process(settings, ttl=1.0) as proc:
+            await reader.store.enqueue(article_id)
+            await wait_for(lambda: pages.hits["/killed.html"] == 1, timeout=20)
+            proc.kill()  # SIGKILL: no cleanup, the claim stays behind
+            proc.wait()
+        gate.set()
+        assert (await reader.store.get_article(article_id))["state"] in ("cleaning", "queued")
+    async with running(settings) as reader:  # restart: the tap is still in line
+        await wait_for(lambda: reader.store.get_content(article_id), timeout=20)
+        runs = await _runs(reader.store, article_id)
+        stats = await reader.store.stats()
+    assert [r["outcome"] for r in runs] == ["abandoned", "cached"]
+    assert stats["queued"] == 0
+    assert pages.hits["/killed.html"] == 2
+
+
+TAKER = """
+import asyncio, sys
+from reader.store import Store
+
+async def main(path, tasks):
+    store = await Store.open(path)
+    async def take():
+        while (run := await store.take_next(f"taker-{tasks}", 60)) is not None:
+            await store.store_cleaned(run, {"title": None, "author": None, "published": None,
+                                            "html": "<p>x</p>", "text": "x", "words": 1})
+    await asyncio.gather(*(take() for _ in range(tasks)))
+    await store.close()
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+"""
+
+
+async def test_many_tasks_in_many_processes_take_each_queued_item_exactly_once(settings, tmp_path):
+    """The aiosqlite regression: tasks sharing a connection must not share a transaction,
+    or one task's take can be rolled back into another's. 2 processes x 50 tasks."""
+    async with await Store.open(settings.db) as store:
+        feed_id, _ = await store.add_feed("http://feed.test/")
+        await store.store_feed_entries(
+            feed_id, title="t", site_url=None, etag=None, last_modified=None,
+            entries=[{"guid": str(i), "url": f"http://x.test/{i}", "title": str(i), "summary": "",
+                      "author": None, "published": float(i)} for i in range(300)],
+        )
+        for article in sorted(await store.list_articles(limit=300), key=lambda a: a["id"]):
+            await store.enqueue(article["id"])
+    procs = [await asyncio.create_subprocess_exec(sys.executable, "-c", TAKER, str(settings.db), "50")
+             for _ in range(2)]
+    assert [await p.wait() for p in procs] == [0, 0]
+    async with await Store.open(settings.db) as store:
+        runs = await store.runs()
+        stats = await store.stats()
+    per_article = {}
+    for r in runs:
+        per_article[r["article_id"]] = per_article.get(r["article_id"], 0) + 1
+    assert len(per_article) == 300 and set(per_article.values()) == {1}
+    assert stats == {"started": 300, "cached": 300, "failed": 0, "abandoned": 0, "running": 0, "queued": 0}
