@@ -102,11 +102,14 @@ async def add_feed(request: Request) -> Response:
     reader = reader_of(request)
     url = valid_url((await json_body(request)).get("url"))
     feed_id, created = await reader.store.add_feed(url)
-    feed = await reader.store.get_feed(feed_id)
     if created:
-        await refresh_feeds(reader.store, reader.client, reader.pool, [feed],
+        await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
                             max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
-        feed = await reader.store.get_feed(feed_id)
+    # Read the feed back from list_feeds, not get_feed: only list_feeds counts its articles,
+    # and without it the documented "articles" field came back null here.
+    feed = next((f for f in await reader.store.list_feeds() if f["id"] == feed_id), None)
+    if feed is None:  # unsubscribed by another request in the meantime
+        raise ApiError(404, "no such feed")
     return JSONResponse(feed_json(feed), status_code=201 if created else 200)
 
 
@@ -150,7 +153,7 @@ async def tap(reader, article_id: int, lane: str) -> dict[str, Any]:
     """The tap: the one way into the queue, shared by the API and the browse page."""
     if lane not in LANES:
         raise ApiError(422, f"lane must be one of {', '.join(LANES)}")
-    if not await reader.store.enqueue(article_id, lane):
+    if not await reader.store.enqueue(article_id, lane, reader.settings.next_lead):
         raise ApiError(404, "no such article")
     if reader.worker is not None:
         reader.worker.wake()

@@ -54,8 +54,18 @@ def parse_feed(body: bytes, url: str, content_type: str) -> dict[str, Any]:
     if content_type in _JSON_TYPES or body.lstrip()[:1] == b"{":
         return _parse_json_feed(body, url)
     parsed = feedparser.parse(body, response_headers={"content-location": url})
-    if not parsed.entries and (parsed.bozo or not parsed.feed.get("title")):
-        reason = parsed.get("bozo_exception")
+    reason = parsed.get("bozo_exception")
+    if isinstance(reason, feedparser.NonXMLContentType):
+        # We never hand feedparser the Content-Type header, so it flags *every* body with
+        # "no Content-type specified". That says nothing about the body: treating it as a
+        # fault made a valid feed with no items yet (a new blog, a feed that lists only
+        # this week) fail with that message. Only real parse problems count.
+        reason = None
+    # `version` is "" unless feedparser recognised RSS or Atom: an HTML page is not a feed
+    # (it used to be rejected only by the spurious content-type flag above).
+    if not parsed.entries and (reason or not parsed.version or not parsed.feed.get("title")):
+        if not reason and not parsed.version:
+            raise FeedError("not a feed (neither RSS, Atom nor JSON Feed)")
         raise FeedError(f"not a feed ({_short(reason) if reason else 'no entries and no title'})")
     entries = []
     for entry in parsed.entries:

@@ -34,6 +34,9 @@ class Settings:
     worker_interval: float = _setting(
         "READER_WORKER_INTERVAL", 20.0,
         "seconds a worker sleeps between polls when nothing in its own process woke it", float)
+    next_lead: float = _setting(
+        "READER_NEXT_LEAD", 600.0,
+        "seconds a 'read next' tap jumps: it goes ahead of normal taps made less than this before it", float)
     refresh_interval: float = _setting(
         "READER_REFRESH_INTERVAL", 1800.0, "seconds between background feed refreshes (0 = never)", float)
     allow_private_urls: bool = _setting(

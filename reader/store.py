@@ -67,12 +67,23 @@ CREATE INDEX articles_by_sort ON articles (sort_at DESC, id DESC);
 -- speed up the browse page filtered to one feed
 CREATE INDEX articles_by_feed ON articles (feed_id, sort_at DESC, id DESC);
 
--- Only the tap handlers insert here. seq is the tap order: oldest first.
+-- Only the tap handlers insert here. Service order is (due_at, seq): due_at is the tap
+-- time, moved earlier by the next-lane lead for "read next" taps (see Store.enqueue).
 CREATE TABLE queue (
     seq        INTEGER PRIMARY KEY AUTOINCREMENT,
     article_id INTEGER NOT NULL UNIQUE REFERENCES articles(id) ON DELETE CASCADE,
     lane       TEXT NOT NULL DEFAULT 'normal' CHECK (lane IN ('normal', 'next')),
-    tapped_at  REAL NOT NULL
+    tapped_at  REAL NOT NULL,
+    due_at     REAL NOT NULL
+);
+-- speed up take_next and positions: the service order
+CREATE INDEX queue_by_due ON queue (due_at, seq);
+
+-- Live worker processes and how many articles each cleans at once: for wait estimates.
+CREATE TABLE workers (
+    name       TEXT PRIMARY KEY,
+    slots      INTEGER NOT NULL,
+    expires_at REAL NOT NULL
 );
 
 -- Who is extracting an article right now. One row per article at most; the holder
@@ -128,7 +139,7 @@ END
 
 _ARTICLE_COLUMNS = f"""
     a.id, a.feed_id, a.guid, a.url, a.title, a.summary, a.author, a.published, a.sort_at,
-    a.added_at, a.error, a.failed_at, f.title AS feed_title, q.seq AS queue_seq, q.lane,
+    a.added_at, a.error, a.failed_at, f.title AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
     {_STATE} AS state
 """
 
@@ -141,7 +152,7 @@ _ARTICLE_JOINS = """
 """
 
 # The workers' service order over queue rows q that nobody is cleaning.
-_SERVICE_ORDER = "ORDER BY q.seq"
+_SERVICE_ORDER = "ORDER BY q.due_at, q.seq"
 
 _WAITING = "NOT EXISTS (SELECT 1 FROM claims cl WHERE cl.article_id = q.article_id AND cl.expires_at > :now)"
 
@@ -370,16 +381,23 @@ class Store:
         if article["state"] != "queued":
             return None
         row = await self._one(
-            f"SELECT count(*) AS ahead FROM queue q WHERE q.seq < :seq AND {_WAITING}",
-            {"seq": article["queue_seq"], "now": now},
+            f"SELECT count(*) AS ahead FROM queue q WHERE (q.due_at, q.seq) < (:due, :seq) AND {_WAITING}",
+            {"due": article["due_at"], "seq": article["queue_seq"], "now": now},
         )
         return row["ahead"] + 1
 
     # -- the queue: filled only by taps ------------------------------------------
 
-    async def enqueue(self, article_id: int, lane: str = "normal") -> bool:
+    async def enqueue(self, article_id: int, lane: str = "normal", next_lead: float = 600.0) -> bool:
         """A person's tap. Returns False if the article does not exist. Tapping twice is
-        harmless; an article already cleaned is not queued again."""
+        harmless; an article already cleaned is not queued again; tapping a queued article
+        with the other lane moves it (its tap time stays).
+
+        The lane rule: a "next" tap is due `next_lead` seconds before its tap time, so it
+        goes ahead of every normal article tapped less than `next_lead` before it, and
+        behind those tapped earlier. No normal article is ever passed by a "next" tap made
+        more than `next_lead` after it: the normal lane cannot starve."""
+        now = time.time()
         async with self._transaction() as db:
             exists = await db.execute_fetchall(
                 "SELECT (SELECT 1 FROM contents WHERE article_id = :id) AS ready"
@@ -391,9 +409,13 @@ class Store:
             if exists[0]["ready"]:
                 return True
             await db.execute(
-                "INSERT INTO queue (article_id, lane, tapped_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (article_id) DO UPDATE SET lane = excluded.lane",
-                (article_id, lane, time.time()),
+                """
+                INSERT INTO queue (article_id, lane, tapped_at, due_at)
+                VALUES (:id, :lane, :now, :now - :lead)
+                ON CONFLICT (article_id) DO UPDATE SET
+                    lane = excluded.lane, due_at = queue.tapped_at - :lead
+                """,
+                {"id": article_id, "lane": lane, "now": now, "lead": next_lead if lane == "next" else 0.0},
             )
             return True
 
@@ -408,7 +430,7 @@ class Store:
         """The line in service order, with positions; items being cleaned are not in line."""
         rows = await self._all(
             f"""
-            SELECT q.article_id, q.lane, q.tapped_at, a.title, a.url
+            SELECT q.article_id, q.lane, q.tapped_at, q.due_at, a.title, a.url
             FROM queue q JOIN articles a ON a.id = q.article_id
             WHERE {_WAITING} {_SERVICE_ORDER}
             """,
@@ -500,7 +522,36 @@ class Store:
     async def get_content(self, article_id: int) -> dict[str, Any] | None:
         return await self._one("SELECT * FROM contents WHERE article_id = ?", (article_id,))
 
-    # -- the ledger -----------------------------------------------------------------
+    # -- workers and the ledger ---------------------------------------------------------
+
+    async def worker_alive(self, name: str, slots: int, ttl: float) -> None:
+        """A worker process says it is running, with how many articles it cleans at once."""
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO workers (name, slots, expires_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (name) DO UPDATE SET slots = excluded.slots, expires_at = excluded.expires_at",
+                (name, slots, time.time() + ttl),
+            )
+            await db.execute("DELETE FROM workers WHERE expires_at < ?", (time.time() - 3600,))
+
+    async def worker_gone(self, name: str) -> None:
+        async with self._transaction() as db:
+            await db.execute("DELETE FROM workers WHERE name = ?", (name,))
+
+    async def capacity(self) -> int:
+        """Articles the live workers clean at once, all processes together."""
+        row = await self._one("SELECT coalesce(sum(slots), 0) AS n FROM workers WHERE expires_at > ?", (time.time(),))
+        return row["n"]
+
+    async def recent_durations(self, limit: int = 20) -> list[float]:
+        """Seconds the latest finished extractions took, newest first: wait estimates."""
+        rows = await self._all(
+            "SELECT finished_at - started_at AS seconds FROM runs"
+            " WHERE outcome IN ('cached', 'failed') ORDER BY finished_at DESC LIMIT ?",
+            (limit,),
+        )
+        return [r["seconds"] for r in rows]
+
 
     async def stats(self) -> dict[str, int]:
         row = await self._one(

@@ -36,7 +36,23 @@ class Worker:
 
     async def run(self) -> None:
         """Pull until stopped. Extractions in progress are left to Cleaner.drain."""
-        await asyncio.gather(*(self._pull() for _ in range(self.concurrency)))
+        beat = asyncio.create_task(self._heartbeat())
+        try:
+            await asyncio.gather(*(self._pull() for _ in range(self.concurrency)))
+        finally:
+            beat.cancel()
+            await asyncio.gather(beat, return_exceptions=True)
+            await asyncio.shield(self.store.worker_gone(self.cleaner.name))
+
+    async def _heartbeat(self) -> None:
+        """Tell the database this worker is alive, for the wait estimates on the cards."""
+        beat = min(self.interval, 5.0)
+        while True:
+            try:
+                await self.store.worker_alive(self.cleaner.name, self.concurrency, ttl=3 * beat)
+            except Exception:
+                log.exception("worker heartbeat failed")
+            await asyncio.sleep(beat)
 
     def stop(self) -> None:
         self._stopping = True
