@@ -54,7 +54,8 @@ async def running(
     """Open everything, start the background work, and on exit stop it in order:
     stop pulling, let in-flight extractions finish (bounded), then close."""
     store = await Store.open(settings.db)
-    client = make_client(allow_private=settings.allow_private_urls, resolver=resolver)
+    client = make_client(allow_private=settings.allow_private_urls, deadline=settings.fetch_timeout,
+                         resolver=resolver)
     pool = CpuPool(settings.extract_processes)
     cleaner = Cleaner(store, client, pool, settings, worker_name(role))
     the_worker = (
@@ -95,7 +96,7 @@ class SecurityHeaders:
     HEADERS = [
         (b"content-security-policy", CSP.encode()),
         (b"x-content-type-options", b"nosniff"),
-        (b"referrer-policy", b"no-referrer"),
+        (b"referrer-policy", b"same-origin")  # no-referrer would make our own forms send Origin: null,
         (b"x-frame-options", b"DENY"),
     ]
 
@@ -115,22 +116,29 @@ class SecurityHeaders:
 
 
 class RefuseCrossSiteWrites:
-    """A page on another site cannot change anything here: state-changing requests that a
-    browser marks as cross-site (Sec-Fetch-Site) or that carry a foreign Origin are
-    refused. Scripts and the CLI send neither header and pass."""
+    """A page on another site cannot change anything here. Browsers say where a request
+    comes from in Sec-Fetch-Site, and that decides alone when present (same-origin and
+    user-typed "none" pass). Older browsers send only Origin, which must then be ours.
+    Scripts and the CLI send neither header and pass: they are not a browser that another
+    site can drive."""
 
     SAFE = {"GET", "HEAD", "OPTIONS"}
 
     def __init__(self, app: ASGIApp):
         self.app = app
 
+    @staticmethod
+    def refused(request: Request) -> bool:
+        fetch_site = request.headers.get("sec-fetch-site")
+        if fetch_site is not None:
+            return fetch_site not in ("same-origin", "none")
+        origin = request.headers.get("origin")
+        return origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}"
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] not in self.SAFE:
             request = Request(scope)
-            fetch_site = request.headers.get("sec-fetch-site")
-            origin = request.headers.get("origin")
-            own = f"{request.url.scheme}://{request.url.netloc}"
-            if fetch_site in ("cross-site", "same-site") or (origin is not None and origin != own):
+            if self.refused(request):
                 message = "cross-site request refused"
                 response = (
                     JSONResponse({"error": message}, status_code=403)

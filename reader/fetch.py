@@ -179,7 +179,7 @@ class _SampleTransport(httpx.AsyncBaseTransport):
         )
 
 
-def make_client(*, allow_private: bool, resolver=None) -> httpx.AsyncClient:
+def make_client(*, allow_private: bool, deadline: float = 30.0, resolver=None) -> httpx.AsyncClient:
     """The client for all outgoing requests. `resolver` (host, port) -> [addresses]
     replaces DNS; tests use it to play a rebinding name server."""
     return httpx.AsyncClient(
@@ -188,7 +188,8 @@ def make_client(*, allow_private: bool, resolver=None) -> httpx.AsyncClient:
         follow_redirects=True,
         max_redirects=MAX_REDIRECTS,
         trust_env=False,
-        timeout=httpx.Timeout(15.0, connect=10.0),
+        # per-operation limits no tighter than the overall deadline fetch() enforces
+        timeout=httpx.Timeout(deadline, connect=min(10.0, deadline)),
         headers={"User-Agent": USER_AGENT},
     )
 
