@@ -96,7 +96,8 @@ class SecurityHeaders:
     HEADERS = [
         (b"content-security-policy", CSP.encode()),
         (b"x-content-type-options", b"nosniff"),
-        (b"referrer-policy", b"same-origin")  # no-referrer would make our own forms send Origin: null,
+        # no-referrer would make our own forms send Origin: null
+        (b"referrer-policy", b"same-origin"),
         (b"x-frame-options", b"DENY"),
     ]
 

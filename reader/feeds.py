@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from datetime import datetime
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import feedparser
 import httpx
@@ -155,8 +155,18 @@ def _escape(text: str) -> str:
 def _absolute(base: str, link: str | None) -> str | None:
     if not link:
         return None
-    resolved = urljoin(base, link.strip())
-    return resolved if resolved.startswith(("http://", "https://")) else None
+    try:
+        resolved = urljoin(base, link.strip())
+        scheme = urlsplit(resolved).scheme
+    except ValueError:
+        # e.g. "http://[::1/x" (Invalid IPv6 URL): one bad link must cost only its own
+        # entry's link, not raise and fail the whole feed.
+        return None
+    # Schemes are case-insensitive (RFC 3986 3.1) and urljoin keeps a link's own spelling
+    # when its scheme differs from the base's, so "HTTPS://..." in an http feed used to
+    # fail a startswith("https://") test and lose its link. Anything not http(s)
+    # (javascript:, data:, ...) is still refused.
+    return resolved if scheme.lower() in ("http", "https") else None
 
 
 def _iso_time(value: str) -> float | None:

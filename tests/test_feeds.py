@@ -385,6 +385,30 @@ async def test_a_javascript_link_never_becomes_an_article_url(client, pages, kin
     assert "javascript:" not in page.lower() and "data:text" not in page
 
 
+async def test_a_malformed_link_costs_only_its_own_entry_link_not_the_whole_feed(client, pages):
+    # urljoin raises ValueError on "http://[::1/..."; that used to fail every headline.
+    items = [{"id": "bad", "title": "Bad link", "url": "http://[::1/oops"},
+             {"id": "good", "title": "Good link", "url": pages.url("/good.html")}]
+    url = pages.add("/malformed.json", json_feed(items), headers=JSON_FEED)
+    feed = await subscribe(client, url)
+    assert feed["error"] is None
+    urls = {a["title"]: a["url"] for a in await articles_of(client, feed["id"])}
+    assert urls == {"Bad link": url, "Good link": pages.url("/good.html")}
+
+
+@pytest.mark.parametrize("kind", ["rss", "json"])
+async def test_a_link_with_an_upper_case_scheme_is_kept(client, pages, kind):
+    # Schemes are case-insensitive; an https link in an http feed used to fall back to the feed URL.
+    link = "HTTPS://example.org/Upper-Case-Scheme"
+    if kind == "rss":
+        body, headers = rss([{"title": "Shouty", "link": link}]), RSS
+    else:
+        body, headers = json_feed([{"id": "1", "title": "Shouty", "url": link}]), JSON_FEED
+    feed = await subscribe(client, pages.add(f"/shouty.{kind}", body, headers=headers))
+    [item] = await articles_of(client, feed["id"])
+    assert item["url"].lower() == link.lower()
+
+
 async def test_script_in_a_title_comes_out_as_plain_text(client, pages):
     items = [
         # Markup in the title: the script and its text go, the words stay.
