@@ -7,6 +7,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
+from starlette.convertors import IntegerConvertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -18,6 +19,19 @@ from .store import STATES
 
 LANES = ("normal", "next")
 MAX_LIMIT = 500
+
+# SQLite integers are signed 64-bit: an id past 2**63 - 1 in a path or query string made
+# the driver raise OverflowError, a bare 500 (not JSON, and outside the CSP middleware).
+# Ids are bounded where they come in: path ids by this convertor (at most 18 digits, so a
+# longer number matches no route and is a 404), query ids by int_param (422).
+MAX_ID = 2**63 - 1
+
+
+class RowIdConvertor(IntegerConvertor):
+    regex = "[0-9]{1,18}"
+
+
+register_url_convertor("rowid", RowIdConvertor())
 
 
 class ApiError(Exception):
@@ -41,7 +55,7 @@ def valid_url(value: Any) -> str:
     return url
 
 
-def int_param(request: Request, name: str, default: int | None = None, *, low: int = 1, high: int | None = None):
+def int_param(request: Request, name: str, default: int | None = None, *, low: int = 1, high: int = MAX_ID):
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
@@ -50,7 +64,7 @@ def int_param(request: Request, name: str, default: int | None = None, *, low: i
     except ValueError:
         raise ApiError(422, f"{name} must be an integer") from None
     if value < low or (high is not None and value > high):
-        raise ApiError(422, f"{name} must be between {low} and {high}" if high else f"{name} must be at least {low}")
+        raise ApiError(422, f"{name} must be between {low} and {high}")
     return value
 
 
@@ -212,13 +226,13 @@ async def stats(request: Request) -> Response:
 routes = [
     Route("/api/feeds", list_feeds, methods=["GET"]),
     Route("/api/feeds", add_feed, methods=["POST"]),
-    Route("/api/feeds/{id:int}", delete_feed, methods=["DELETE"]),
+    Route("/api/feeds/{id:rowid}", delete_feed, methods=["DELETE"]),
     Route("/api/refresh", refresh, methods=["POST"]),
     Route("/api/articles", list_articles, methods=["GET"]),
-    Route("/api/articles/{id:int}", get_article, methods=["GET"]),
-    Route("/api/articles/{id:int}/queue", queue_article, methods=["POST"]),
-    Route("/api/articles/{id:int}/queue", unqueue_article, methods=["DELETE"]),
-    Route("/api/articles/{id:int}/content", article_content, methods=["GET"]),
+    Route("/api/articles/{id:rowid}", get_article, methods=["GET"]),
+    Route("/api/articles/{id:rowid}/queue", queue_article, methods=["POST"]),
+    Route("/api/articles/{id:rowid}/queue", unqueue_article, methods=["DELETE"]),
+    Route("/api/articles/{id:rowid}/content", article_content, methods=["GET"]),
     Route("/api/queue", queue, methods=["GET"]),
     Route("/api/stats", stats, methods=["GET"]),
 ]

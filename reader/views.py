@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .api import ApiError, LANES, reader_of, tap, untap, valid_url
+from .api import MAX_ID, ApiError, LANES, reader_of, tap, untap, valid_url
 from .cleaning import ArticleFailed, UnknownArticle
 from .extract import reading_minutes
 from .feeds import refresh_feeds
@@ -86,6 +86,9 @@ async def browse(request: Request) -> Response:
         feed_id = int(request.query_params["feed"]) if request.query_params.get("feed") else None
     except ValueError:
         return error_page(request, 400, "before and feed must be numbers")
+    # beyond SQLite's integer range the query would raise OverflowError (a 500)
+    if any(n is not None and not 0 <= n <= MAX_ID for n in (before, feed_id)):
+        return error_page(request, 400, "before and feed must be article and feed ids")
     size = reader.settings.page_size
     articles = await reader.store.list_articles(state=state, feed_id=feed_id, before=before, limit=size + 1)
     more = len(articles) > size
@@ -201,13 +204,13 @@ async def stats_page(request: Request) -> Response:
 
 routes = [
     Route("/", browse, methods=["GET"]),
-    Route("/articles/{id:int}", read, methods=["GET"]),
-    Route("/articles/{id:int}/card", card, methods=["GET"]),
-    Route("/articles/{id:int}/queue", queue_tap, methods=["POST"]),
-    Route("/articles/{id:int}/unqueue", unqueue_tap, methods=["POST"]),
+    Route("/articles/{id:rowid}", read, methods=["GET"]),
+    Route("/articles/{id:rowid}/card", card, methods=["GET"]),
+    Route("/articles/{id:rowid}/queue", queue_tap, methods=["POST"]),
+    Route("/articles/{id:rowid}/unqueue", unqueue_tap, methods=["POST"]),
     Route("/feeds", feeds_page, methods=["GET"]),
     Route("/feeds", subscribe, methods=["POST"]),
-    Route("/feeds/{id:int}/delete", unsubscribe, methods=["POST"]),
+    Route("/feeds/{id:rowid}/delete", unsubscribe, methods=["POST"]),
     Route("/refresh", refresh_now, methods=["POST"]),
     Route("/stats", stats_page, methods=["GET"]),
 ]

@@ -262,7 +262,9 @@ async def test_articles_filter_by_state(quiet, pages):
 @pytest.mark.parametrize(
     "params",
     [{"state": "bogus"}, {"state": "NEW"}, {"limit": "0"}, {"limit": "501"}, {"limit": "ten"},
-     {"limit": "-1"}, {"before": "abc"}, {"before": "0"}, {"feed": "x"}, {"feed": "1.5"}],
+     {"limit": "-1"}, {"before": "abc"}, {"before": "0"}, {"feed": "x"}, {"feed": "1.5"},
+     # past SQLite's 64-bit integers: once an OverflowError, a bare 500
+     {"before": str(2**63)}, {"feed": "99999999999999999999"}],
 )
 async def test_bad_article_list_parameters_are_422(quiet, params):
     response = await quiet.get("/api/articles", params=params)
@@ -276,6 +278,18 @@ async def test_an_unknown_article_is_404(quiet):
         response = await quiet.request(method, path)
         assert response.status_code == 404, (method, path)
         assert response.json() == {"error": "no such article"}
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [("GET", "/api/articles/99999999999999999999"), ("POST", "/api/articles/99999999999999999999/queue"),
+     ("DELETE", "/api/articles/99999999999999999999/queue"), ("GET", f"/api/articles/{2**63}/content"),
+     ("DELETE", f"/api/feeds/{2**64}")],
+)
+async def test_an_id_too_large_for_sqlite_is_a_404_json_not_a_crash(quiet, method, path):
+    response = await quiet.request(method, path)
+    assert response.status_code == 404
+    assert set(response.json()) == {"error"}
 
 
 # -- the tap ---------------------------------------------------------------------------

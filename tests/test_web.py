@@ -1,0 +1,570 @@
+"""The HTML side: pages, the tap with and without JavaScript (htmx), security headers,
+hostile feed content and cross-site writes. Real SQLite files, real page servers."""
+
+from __future__ import annotations
+
+import datetime
+import html
+import re
+import threading
+from email.utils import format_datetime
+
+import pytest
+
+from .conftest import app_client, article_html, rss, wait_for
+
+RSS = {"Content-Type": "application/rss+xml"}
+HTMX = {"HX-Request": "true"}
+EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+CARD_ID = re.compile(r'<article class="card[^"]*" id="card-(\d+)"')
+OLDER = re.compile(r'<a href="([^"]+)" rel="next">Older headlines</a>')
+
+
+def date(hours: float) -> str:
+    return format_datetime(EPOCH + datetime.timedelta(hours=hours), usegmt=True)
+
+
+def serve_feed(pages, slugs, path="/feed.xml", title="Test feed", summaries=None) -> str:
+    """A feed of real article pages; item i is published i hours after EPOCH (later = newer)."""
+    items = [
+        {"title": f"Item {slug}", "link": pages.add_article(slug), "date": date(i),
+         "summary": (summaries or {}).get(slug, "")}
+        for i, slug in enumerate(slugs)
+    ]
+    return pages.add(path, rss(items, title=title), headers=RSS)
+
+
+async def subscribe(client, pages, slugs, **kwargs) -> tuple[int, list[int]]:
+    """Subscribe through the API; returns the feed id and the article ids in `slugs` order."""
+    response = await client.post("/api/feeds", json={"url": serve_feed(pages, slugs, **kwargs)})
+    assert response.status_code == 201, response.text
+    feed_id = response.json()["id"]
+    items = (await client.get("/api/articles", params={"feed": feed_id, "limit": 500})).json()["items"]
+    by_url = {item["url"]: item["id"] for item in items}
+    return feed_id, [by_url[pages.url(f"/{slug}.html")] for slug in slugs]
+
+
+async def state_of(client, article_id) -> str:
+    return (await client.get(f"/api/articles/{article_id}")).json()["state"]
+
+
+def card_ids(page: str) -> list[int]:
+    return [int(i) for i in CARD_ID.findall(page)]
+
+
+def form_tag(page: str, action: str) -> str:
+    """The opening <form ...> tag whose action is `action` (whitespace-tolerant)."""
+    match = re.search(rf'<form\b[^>]*\baction="{re.escape(action)}"[^>]*>', page)
+    assert match, f"no form posting to {action}"
+    return " ".join(match.group(0).split())
+
+
+@pytest.fixture
+async def quiet(settings):
+    """The app with no in-process worker: whatever is queued stays queued."""
+    async with app_client(settings.replace(serve_workers=0)) as c:
+        yield c
+
+
+# -- browsing ------------------------------------------------------------------------
+
+
+async def test_browse_lists_cards_newest_first_each_with_a_queue_form_that_htmx_can_swap(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a", "b", "c"])
+    response = await quiet.get("/")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    page = response.text
+    assert card_ids(page) == ids[::-1]
+    for article_id in ids:
+        tag = form_tag(page, f"/articles/{article_id}/queue")
+        assert 'method="post"' in tag
+        assert f'hx-post="/articles/{article_id}/queue"' in tag
+        assert f'hx-target="#card-{article_id}"' in tag
+        assert 'hx-swap="outerHTML"' in tag
+        assert f'<a href="/articles/{article_id}">' in page
+    assert page.count(">queue</button>") == 3
+    assert "Item c" in page and "Test feed" in page
+
+
+async def test_an_empty_library_shows_a_hint_linking_to_the_feeds_page(quiet):
+    page = (await quiet.get("/")).text
+    hint = re.search(r'<p class="empty">(.*?)</p>', page, re.DOTALL)
+    assert hint, "no empty-library hint"
+    assert '<a href="/feeds">' in hint.group(1)
+    assert card_ids(page) == []
+
+
+async def test_older_headlines_pages_through_every_card_once(settings, pages):
+    async with app_client(settings.replace(serve_workers=0, page_size=3)) as client:
+        _, ids = await subscribe(client, pages, [f"s{i}" for i in range(7)])
+        url, pages_seen = "/", []
+        while url:
+            page = (await client.get(url)).text
+            pages_seen.append(card_ids(page))
+            link = OLDER.search(page)
+            url = html.unescape(link.group(1)) if link else None
+    assert [len(p) for p in pages_seen] == [3, 3, 1]
+    assert [i for p in pages_seen for i in p] == ids[::-1]
+
+
+async def test_the_state_filter_shows_only_that_state_and_survives_pagination(settings, pages):
+    async with app_client(settings.replace(serve_workers=0, page_size=2)) as client:
+        _, ids = await subscribe(client, pages, ["a", "b", "c", "d", "e"])
+        for article_id in ids[:3]:
+            await client.post(f"/api/articles/{article_id}/queue")
+        first = (await client.get("/", params={"state": "queued"})).text
+        assert card_ids(first) == [ids[2], ids[1]]
+        link = html.unescape(OLDER.search(first).group(1))
+        assert "state=queued" in link
+        second = (await client.get(link)).text
+        assert card_ids(second) == [ids[0]]
+        assert OLDER.search(second) is None
+        assert card_ids((await client.get("/?state=new")).text) == [ids[4], ids[3]]
+        assert card_ids((await client.get("/?state=bogus")).text) == [ids[4], ids[3]]  # ignored
+
+
+async def test_browse_filters_by_feed(quiet, pages):
+    one, one_ids = await subscribe(quiet, pages, ["a", "b"], path="/one.xml", title="One")
+    await subscribe(quiet, pages, ["c"], path="/two.xml", title="Two")
+    assert card_ids((await quiet.get(f"/?feed={one}")).text) == one_ids[::-1]
+
+
+async def test_a_non_numeric_before_is_a_400_page(quiet):
+    response = await quiet.get("/?before=abc")
+    assert response.status_code == 400
+    assert "<html" in response.text and "must be numbers" in response.text
+
+
+# -- the tap without JavaScript ----------------------------------------------------------
+
+
+async def test_a_form_tap_queues_and_redirects_303_to_next(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a"])
+    response = await quiet.post(f"/articles/{ids[0]}/queue", data={"next": "/?state=new&before=7"})
+    assert response.status_code == 303
+    assert response.headers["location"] == "/?state=new&before=7"
+    assert await state_of(quiet, ids[0]) == "queued"
+
+
+@pytest.mark.parametrize(
+    "target", ["https://evil.example/", "//evil.example", "//evil.example/path", "/\\evil.example",
+               "\\\\evil.example", "javascript:alert(1)", "evil.example", ""],
+)
+async def test_a_form_tap_only_redirects_to_local_paths(quiet, pages, target):
+    _, ids = await subscribe(quiet, pages, ["a"])
+    response = await quiet.post(f"/articles/{ids[0]}/queue", data={"next": target})
+    assert response.status_code == 303
+    assert response.headers["location"] == "/"
+    assert await state_of(quiet, ids[0]) == "queued"
+
+
+async def test_a_form_tap_without_next_redirects_home(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a"])
+    response = await quiet.post(f"/articles/{ids[0]}/queue")
+    assert (response.status_code, response.headers["location"]) == (303, "/")
+
+
+async def test_a_form_unqueue_takes_the_article_out_of_line_and_redirects(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a"])
+    await quiet.post(f"/articles/{ids[0]}/queue", data={"next": "/"})
+    response = await quiet.post(f"/articles/{ids[0]}/unqueue", data={"next": "/?state=queued"})
+    assert (response.status_code, response.headers["location"]) == (303, "/?state=queued")
+    assert await state_of(quiet, ids[0]) == "new"
+
+
+async def test_tapping_an_unknown_article_is_a_404_page(quiet):
+    response = await quiet.post("/articles/999/queue", data={"next": "/"})
+    assert response.status_code == 404
+    assert "<html" in response.text and "no such article" in response.text
+
+
+# -- the tap with htmx -----------------------------------------------------------------
+
+
+async def test_an_htmx_tap_answers_with_just_the_card_showing_its_place_in_line(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a", "b"])
+    response = await quiet.post(f"/articles/{ids[1]}/queue", data={"next": "/"}, headers=HTMX)
+    assert response.status_code == 200
+    fragment = response.text
+    assert fragment.lstrip().startswith("<article")
+    assert f'id="card-{ids[1]}"' in fragment
+    assert "<html" not in fragment and "<body" not in fragment and "<nav" not in fragment
+    assert "#1 in line" in fragment
+    assert 'hx-trigger="every 2s"' in fragment and f'hx-get="/articles/{ids[1]}/card"' in fragment
+    assert f'action="/articles/{ids[1]}/unqueue"' in fragment  # the queue button became unqueue
+    second = await quiet.post(f"/articles/{ids[0]}/queue", headers=HTMX)
+    assert "#2 in line" in second.text
+
+
+async def test_an_htmx_unqueue_answers_with_a_new_card_that_does_not_poll(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a"])
+    await quiet.post(f"/articles/{ids[0]}/queue", headers=HTMX)
+    response = await quiet.post(f"/articles/{ids[0]}/unqueue", headers=HTMX)
+    assert response.status_code == 200
+    assert "<html" not in response.text and f'id="card-{ids[0]}"' in response.text
+    assert "hx-trigger" not in response.text
+    assert f'action="/articles/{ids[0]}/queue"' in response.text
+
+
+async def test_a_tapped_card_turns_ready_with_a_read_link_once_the_worker_cleans_it(settings, pages):
+    async with app_client(settings) as client:  # default settings: a worker in process
+        _, ids = await subscribe(client, pages, ["a"])
+        tapped = await client.post(f"/articles/{ids[0]}/queue", headers=HTMX)
+        assert tapped.status_code == 200 and f'id="card-{ids[0]}"' in tapped.text
+
+        async def ready_card():
+            card = await client.get(f"/articles/{ids[0]}/card")
+            return card if 'class="card state-ready"' in card.text else None
+
+        card = await wait_for(ready_card, timeout=30)
+    assert card.status_code == 200 and "<html" not in card.text
+    assert re.search(r'role="status">\s*ready\s*</p>', card.text)
+    assert f'<a class="button" href="/articles/{ids[0]}">read</a>' in card.text
+    assert "hx-trigger" not in card.text and "in line" not in card.text
+
+
+async def test_a_card_being_cleaned_says_so_and_keeps_polling(settings, pages):
+    gate = threading.Event()
+    async with app_client(settings) as client:
+        _, ids = await subscribe(client, pages, ["slow"])
+        pages.add_article("slow", gate=gate)  # the page now answers only once the gate opens
+        try:
+            await client.post(f"/articles/{ids[0]}/queue", headers=HTMX)
+            await wait_for(lambda: _is_cleaning(client, ids[0]))
+            card = (await client.get(f"/articles/{ids[0]}/card")).text
+            assert "cleaning…" in card
+            assert 'hx-trigger="every 2s"' in card
+            assert "<form" not in card  # nothing to tap while it is being cleaned
+        finally:
+            gate.set()
+        await wait_for(lambda: _is_ready(client, ids[0]), timeout=30)
+
+
+async def _is_cleaning(client, article_id):
+    return await state_of(client, article_id) == "cleaning"
+
+
+async def _is_ready(client, article_id):
+    return await state_of(client, article_id) == "ready"
+
+
+async def test_the_card_of_an_unknown_article_is_404(quiet):
+    response = await quiet.get("/articles/999/card")
+    assert response.status_code == 404 and "no such article" in response.text
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+async def test_opening_an_uncached_article_extracts_it_now_and_shows_only_the_clean_text(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a"])
+    response = await quiet.get(f"/articles/{ids[0]}")
+    assert response.status_code == 200
+    page = response.text
+    assert "marker-a" in page
+    assert "<h1>Article a</h1>" in page
+    assert "Copyright footer text" not in page  # the page's footer
+    assert "Section 3" not in page and "Related" not in page  # its navigation and sidebar
+    assert "failed:" not in page
+    assert await state_of(quiet, ids[0]) == "ready"
+    again = await quiet.get(f"/articles/{ids[0]}")
+    assert "marker-a" in again.text
+    assert pages.hits["/a.html"] == 1  # the second open read the cache
+
+
+async def test_a_failed_article_shows_why_a_retry_form_and_the_feed_summary(quiet, pages):
+    summary = "&lt;p&gt;The feed says: &lt;em&gt;summary-gone&lt;/em&gt;&lt;/p&gt;"
+    _, ids = await subscribe(quiet, pages, ["gone"], summaries={"gone": summary})
+    pages.add("/gone.html", "gone for good", status=410)
+    first = await quiet.get(f"/articles/{ids[0]}")  # tries now, fails
+    assert first.status_code == 200
+    assert await state_of(quiet, ids[0]) == "failed"
+    page = (await quiet.get(f"/articles/{ids[0]}")).text  # a failed article: shown, not retried
+    assert pages.hits["/gone.html"] == 1
+    failure = re.search(r'<p class="failure" role="alert">failed: (.+?)</p>', page)
+    assert failure and "410" in failure.group(1)
+    tag = form_tag(page, f"/articles/{ids[0]}/queue")
+    assert 'method="post"' in tag
+    assert "retry</button>" in page
+    assert "<em>summary-gone</em>" in page
+    # the retry form is the ordinary tap
+    retried = await quiet.post(f"/articles/{ids[0]}/queue", data={"next": "/"})
+    assert retried.status_code == 303 and await state_of(quiet, ids[0]) == "queued"
+
+
+async def test_opening_an_unknown_article_is_a_404_html_page(quiet):
+    response = await quiet.get("/articles/4242")
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/html")
+    assert "<html" in response.text and "no such article" in response.text
+
+
+@pytest.mark.parametrize(
+    "method, path, status",
+    [("GET", "/articles/99999999999999999999", 404), ("GET", f"/articles/{2**63}/card", 404),
+     ("POST", "/articles/99999999999999999999/queue", 404), ("POST", "/articles/99999999999999999999/unqueue", 404),
+     ("POST", f"/feeds/{2**64}/delete", 404), ("GET", f"/?before={2**63}", 400), ("GET", f"/?feed={2**70}", 400)],
+)
+async def test_ids_too_large_for_sqlite_get_an_error_page_not_a_crash(quiet, method, path, status):
+    response = await quiet.request(method, path)
+    assert response.status_code == status
+    assert "<html" in response.text
+    assert_strict_csp(response)
+
+
+async def test_an_unknown_page_is_a_404_html_page(quiet):
+    response = await quiet.get("/no/such/page")
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/html")
+    assert "<html" in response.text and "Back to the headlines" in response.text
+
+
+# -- feeds and stats ------------------------------------------------------------------
+
+
+async def test_subscribing_through_the_form_redirects_to_feeds_which_lists_it_with_its_count(quiet, pages):
+    url = serve_feed(pages, ["a", "b", "c"], title="Form feed")
+    response = await quiet.post("/feeds", data={"url": url})
+    assert (response.status_code, response.headers["location"]) == (303, "/feeds")
+    page = (await quiet.get("/feeds")).text
+    feed_id = (await quiet.get("/api/feeds")).json()["feeds"][0]["id"]
+    assert f'<a href="/?feed={feed_id}">Form feed</a>' in page
+    assert "3 articles" in page
+    assert len(card_ids((await quiet.get("/")).text)) == 3
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [("not a url", "not an http or https URL: &#39;not a url&#39;"), ("", "url is required"),
+     ("ftp://example.org/feed", "not an http or https URL")],
+)
+async def test_subscribing_to_an_invalid_url_is_a_422_page_with_the_message(quiet, value, message):
+    response = await quiet.post("/feeds", data={"url": value})
+    assert response.status_code == 422
+    assert "<html" in response.text
+    assert message in response.text
+    if value:
+        assert f'value="{html.escape(value)}"' in response.text  # what was typed stays in the box
+    assert (await quiet.get("/api/feeds")).json() == {"feeds": []}
+
+
+async def test_a_feed_that_fails_is_listed_with_its_error(quiet, pages):
+    response = await quiet.post("/feeds", data={"url": pages.url("/missing.xml")})
+    assert response.status_code == 303
+    page = (await quiet.get("/feeds")).text
+    assert re.search(r'<p class="failure">[^<]*404', page)
+    assert "0 articles" in page
+
+
+async def test_unsubscribing_through_the_form_removes_the_feed_and_its_cards(quiet, pages):
+    feed_id, _ = await subscribe(quiet, pages, ["a"])
+    page = (await quiet.get("/feeds")).text
+    assert form_tag(page, f"/feeds/{feed_id}/delete")
+    response = await quiet.post(f"/feeds/{feed_id}/delete")
+    assert (response.status_code, response.headers["location"]) == (303, "/feeds")
+    assert "No feeds yet." in (await quiet.get("/feeds")).text
+    assert card_ids((await quiet.get("/")).text) == []
+
+
+async def test_refresh_all_through_the_form_brings_in_new_headlines(quiet, pages):
+    await subscribe(quiet, pages, ["a"])
+    serve_feed(pages, ["a", "b"])  # the feed gained an item
+    response = await quiet.post("/refresh", data={"next": "/feeds"})
+    assert (response.status_code, response.headers["location"]) == (303, "/feeds")
+    assert "2 articles" in (await quiet.get("/feeds")).text
+    assert pages.hits["/feed.xml"] == 2
+
+
+async def test_refreshing_one_feed_fetches_only_that_feed(quiet, pages):
+    one, _ = await subscribe(quiet, pages, ["a"], path="/one.xml", title="One")
+    await subscribe(quiet, pages, ["b"], path="/two.xml", title="Two")
+    response = await quiet.post("/refresh", data={"feed": str(one), "next": "//evil.example"})
+    assert (response.status_code, response.headers["location"]) == (303, "/")
+    assert (pages.hits["/one.xml"], pages.hits["/two.xml"]) == (2, 1)
+
+
+async def test_the_stats_page_shows_the_ledger_counts(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a", "bad", "c"])
+    pages.add("/bad.html", "nope", status=404)
+    await quiet.get(f"/articles/{ids[0]}")  # cached
+    await quiet.get(f"/articles/{ids[1]}")  # failed
+    await quiet.post(f"/articles/{ids[2]}/queue")  # queued
+    response = await quiet.get("/stats")
+    assert response.status_code == 200
+    shown = dict(re.findall(r"<dt>(\w+)</dt><dd>(\d+)</dd>", response.text))
+    assert shown == {"started": "2", "cached": "1", "failed": "1", "abandoned": "0", "running": "0", "queued": "1"}
+    assert f'<a href="/articles/{ids[0]}">' in response.text  # the latest runs table
+
+
+# -- security --------------------------------------------------------------------------
+
+
+def assert_strict_csp(response) -> None:
+    csp = response.headers.get("content-security-policy")
+    assert csp, f"no CSP on {response.request.method} {response.request.url}"
+    directives = {d.split()[0]: d.split()[1:] for d in csp.split(";") if d.strip()}
+    assert directives["script-src"] == ["'self'"]
+    assert "'unsafe-inline'" not in csp and "'unsafe-eval'" not in csp
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+async def test_every_kind_of_response_carries_a_strict_csp(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a"])
+    responses = [
+        await quiet.get("/"), await quiet.get("/feeds"), await quiet.get("/stats"),
+        await quiet.get(f"/articles/{ids[0]}"), await quiet.get(f"/articles/{ids[0]}/card"),
+        await quiet.get("/nope"), await quiet.get("/static/style.css"),
+        await quiet.get("/static/vendor/htmx-4.0.1/htmx.min.js"), await quiet.get("/static/missing.js"),
+        await quiet.get("/api/stats"), await quiet.get("/api/nope"), await quiet.put("/api/feeds"),
+        await quiet.post("/feeds", data={"url": "nope"}), await quiet.post(f"/articles/{ids[0]}/queue"),
+        await quiet.post("/api/refresh", headers={"Origin": "https://evil.example"}),
+    ]
+    assert [r.status_code for r in responses] == [200, 200, 200, 200, 200, 404, 200, 200, 404, 200, 404, 405,
+                                                  422, 303, 403]
+    for response in responses:
+        assert_strict_csp(response)
+
+
+INLINE_HANDLER = re.compile(r"<[^>]*\son[a-z]+\s*=", re.IGNORECASE)
+SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
+
+
+async def test_rendered_pages_have_no_inline_scripts_or_event_handlers(quiet, pages):
+    summary = "&lt;p&gt;A summary&lt;/p&gt;"
+    _, ids = await subscribe(quiet, pages, ["a", "gone", "q", "n"], summaries={"gone": summary, "n": summary})
+    pages.add("/gone.html", "gone", status=410)
+    await quiet.post(f"/articles/{ids[2]}/queue")
+    rendered = {
+        "browse": (await quiet.get("/")).text,
+        "ready": (await quiet.get(f"/articles/{ids[0]}")).text,
+        "failed": (await quiet.get(f"/articles/{ids[1]}")).text,
+        "browse after": (await quiet.get("/")).text,  # new, queued, ready and failed cards
+        "queued card": (await quiet.get(f"/articles/{ids[2]}/card")).text,
+        "feeds": (await quiet.get("/feeds")).text,
+        "feeds 422": (await quiet.post("/feeds", data={"url": "x"})).text,
+        "stats": (await quiet.get("/stats")).text,
+        "404": (await quiet.get("/articles/999")).text,
+    }
+    assert {"state-new", "state-queued", "state-ready", "state-failed"} <= set(
+        re.findall(r"state-\w+", rendered["browse after"]))
+    for name, page in rendered.items():
+        assert not INLINE_HANDLER.search(page), name
+        assert "javascript:" not in page.lower(), name
+        for attributes, body in SCRIPT.findall(page):
+            assert body.strip() == "", f"inline script body on {name}"
+            assert re.search(r'\ssrc="/static/', attributes), f"script without a local src on {name}"
+    assert '<script src="/static/vendor/htmx-4.0.1/htmx.min.js" defer></script>' in rendered["browse"]
+
+
+async def test_a_hostile_feed_never_reaches_the_page_as_markup(quiet, pages):
+    items = [
+        {   # a title whose text is a script tag, a summary with live markup
+            "title": "&amp;lt;script&amp;gt;alert(1)&amp;lt;/script&amp;gt; Evil",
+            "link": pages.url("/evil.html"),  # answers 404: the reading view shows the summary
+            "summary": "&lt;img src=x onerror=alert(2)&gt; &lt;a href=\"javascript:alert(3)\"&gt;click me&lt;/a&gt;"
+                       " Tom &amp;amp; Jerry",
+            "date": date(2),
+        },
+        {"title": "JS link", "link": "javascript:alert(4)", "date": date(1)},
+        {"title": "<![CDATA[<script>alert(5)</script>Sneaky]]>", "link": pages.url("/sneaky.html"), "date": date(0)},
+    ]
+    url = pages.add("/hostile.xml", rss(items, title="&lt;script&gt;alert(6)&lt;/script&gt;Feed"), headers=RSS)
+    assert (await quiet.post("/api/feeds", json={"url": url})).status_code == 201
+    articles = (await quiet.get("/api/articles")).json()["items"]
+    evil = next(a["id"] for a in articles if a["url"] == pages.url("/evil.html"))
+
+    browse = (await quiet.get("/")).text
+    reading = (await quiet.get(f"/articles/{evil}")).text
+    assert "failed:" in reading and "click me" in reading  # the summary is shown, made inert
+    for page in (browse, reading):
+        assert "<script>alert" not in page
+        assert "onerror" not in page
+        assert "javascript:" not in page
+        assert "&lt;script&gt;alert(1)&lt;/script&gt; Evil" in page
+    assert "Tom &amp; Jerry" in browse
+    assert len(card_ids(browse)) == 3
+
+
+async def test_scripts_and_handlers_in_an_article_page_do_not_survive_extraction(quiet, pages):
+    hostile = article_html("Hostile page", "marker-hostile").replace(
+        "</article>",
+        '<p>Look <img src="x.png" onerror="alert(1)"> and <a href="javascript:alert(2)">this</a>'
+        ' and <a href="/ok">that</a>.</p><script>alert(3)</script><p onclick="alert(4)">Clicky paragraph '
+        "with enough words in it to be kept by the extractor as part of the article body text.</p></article>",
+    )
+    page_url = pages.add("/hostile.html", hostile)
+    feed = pages.add("/feed.xml", rss([{"title": "Hostile", "link": page_url}]), headers=RSS)
+    await quiet.post("/api/feeds", json={"url": feed})
+    article_id = (await quiet.get("/api/articles")).json()["items"][0]["id"]
+    page = (await quiet.get(f"/articles/{article_id}")).text
+    assert "marker-hostile" in page
+    assert "<script>alert" not in page and "alert(3)" not in page
+    assert not INLINE_HANDLER.search(page)
+    assert "javascript:" not in page
+
+
+# -- cross-site writes -------------------------------------------------------------------
+
+
+async def test_an_api_tap_from_a_foreign_origin_is_refused_with_403_json(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a"])
+    response = await quiet.post(f"/api/articles/{ids[0]}/queue", headers={"Origin": "https://evil.example"})
+    assert response.status_code == 403
+    assert response.json() == {"error": "cross-site request refused"}
+    assert await state_of(quiet, ids[0]) == "new"
+
+
+async def test_a_cross_site_form_tap_is_refused_and_queues_nothing(quiet, pages):
+    _, ids = await subscribe(quiet, pages, ["a"])
+    response = await quiet.post(f"/articles/{ids[0]}/queue", data={"next": "/"},
+                                headers={"Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 403
+    assert await state_of(quiet, ids[0]) == "new"
+    assert (await quiet.get("/api/queue")).json() == {"items": []}
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"Origin": "https://evil.example"}, {"Origin": "null"}, {"Origin": "http://reader.test:8080"},
+     {"Origin": "https://reader.test"}, {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
+     {"Sec-Fetch-Site": "cross-site", "Origin": "http://reader.test"}],
+)
+async def test_cross_site_unsubscribe_and_api_delete_are_refused(quiet, pages, headers):
+    feed_id, _ = await subscribe(quiet, pages, ["a"])
+    assert (await quiet.post(f"/feeds/{feed_id}/delete", headers=headers)).status_code == 403
+    assert (await quiet.delete(f"/api/feeds/{feed_id}", headers=headers)).status_code == 403
+    assert (await quiet.post("/feeds", data={"url": pages.url("/x.xml")}, headers=headers)).status_code == 403
+    assert [f["id"] for f in (await quiet.get("/api/feeds")).json()["feeds"]] == [feed_id]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"Origin": "http://reader.test"}, {"Sec-Fetch-Site": "same-origin"},
+     {"Origin": "http://reader.test", "Sec-Fetch-Site": "same-origin"}, {"Sec-Fetch-Site": "none"}, {}],
+    ids=["same-origin Origin", "same-origin fetch site", "both", "typed by the user", "script or CLI"],
+)
+async def test_same_origin_and_headerless_taps_are_accepted(quiet, pages, headers):
+    _, ids = await subscribe(quiet, pages, ["a", "b"])
+    form = await quiet.post(f"/articles/{ids[0]}/queue", data={"next": "/"}, headers=headers)
+    assert form.status_code == 303
+    api = await quiet.post(f"/api/articles/{ids[1]}/queue", headers=headers)
+    assert api.status_code == 200 and api.json()["state"] == "queued"
+    assert [i["id"] for i in (await quiet.get("/api/queue")).json()["items"]] == [ids[0], ids[1]]
+
+
+async def test_reads_from_a_foreign_origin_are_still_served(quiet):
+    response = await quiet.get("/", headers={"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 200
+
+
+# -- static files --------------------------------------------------------------------------
+
+
+async def test_the_vendored_htmx_is_served(quiet):
+    response = await quiet.get("/static/vendor/htmx-4.0.1/htmx.min.js")
+    assert response.status_code == 200
+    assert "javascript" in response.headers["content-type"]
+    assert response.text.startswith("var htmx=")
+    assert '"HX-Request":"true"' in response.text  # the header the views look for
+    assert (await quiet.get("/static/style.css")).status_code == 200
