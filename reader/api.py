@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from .cleaning import ArticleFailed, UnknownArticle
 from .feeds import refresh_feeds
+from .line import estimate_wait
 from .store import STATES
 
 LANES = ("normal", "next")
@@ -96,8 +97,29 @@ def article_json(a: dict[str, Any]) -> dict[str, Any]:
         "state": a["state"],
         "position": a.get("position"),
         "lane": a.get("lane"),
+        "wait_seconds": a.get("wait"),
         "error": a["error"] if a["state"] == "failed" else None,
     }
+
+
+def tap_json(articles: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a tap answers: where the article stands now."""
+    [a] = articles
+    return {"id": a["id"], "state": a["state"], "position": a["position"], "lane": a["lane"],
+            "wait_seconds": a.get("wait")}
+
+
+async def add_waits(reader, articles: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Estimated seconds until each queued article is ready (None when there is nothing
+    honest to say), and how many articles the live workers clean at once."""
+    if any(a["state"] == "queued" for a in articles):
+        durations = await reader.store.recent_durations()
+        capacity = await reader.store.capacity()
+        for a in articles:
+            if a["state"] == "queued":
+                a["wait"] = estimate_wait(a["position"], durations, capacity)
+                a["capacity"] = capacity
+    return articles
 
 
 def feed_json(f: dict[str, Any]) -> dict[str, Any]:
@@ -147,19 +169,22 @@ async def list_articles(request: Request) -> Response:
     state = request.query_params.get("state") or None
     if state is not None and state not in STATES:
         raise ApiError(422, f"state must be one of {', '.join(STATES)}")
-    articles = await reader_of(request).store.list_articles(
+    reader = reader_of(request)
+    articles = await add_waits(reader, await reader.store.list_articles(
         state=state,
         feed_id=int_param(request, "feed"),
         before=int_param(request, "before"),
         limit=int_param(request, "limit", 50, high=MAX_LIMIT),
-    )
+    ))
     return JSONResponse({"items": [article_json(a) for a in articles]})
 
 
 async def get_article(request: Request) -> Response:
-    article = await reader_of(request).store.get_article(path_id(request))
+    reader = reader_of(request)
+    article = await reader.store.get_article(path_id(request))
     if article is None:
         raise ApiError(404, "no such article")
+    await add_waits(reader, [article])
     return JSONResponse(article_json(article))
 
 
@@ -184,13 +209,15 @@ async def untap(reader, article_id: int) -> dict[str, Any]:
 
 async def queue_article(request: Request) -> Response:
     lane = (await json_body(request)).get("lane", "normal")
-    article = await tap(reader_of(request), path_id(request), lane)
-    return JSONResponse({"id": article["id"], "state": article["state"], "position": article["position"]})
+    reader = reader_of(request)
+    article = await tap(reader, path_id(request), lane)
+    return JSONResponse(tap_json(await add_waits(reader, [article])))
 
 
 async def unqueue_article(request: Request) -> Response:
-    article = await untap(reader_of(request), path_id(request))
-    return JSONResponse({"id": article["id"], "state": article["state"], "position": article["position"]})
+    reader = reader_of(request)
+    article = await untap(reader, path_id(request))
+    return JSONResponse(tap_json(await add_waits(reader, [article])))
 
 
 async def article_content(request: Request) -> Response:
@@ -212,10 +239,12 @@ async def article_content(request: Request) -> Response:
 
 
 async def queue(request: Request) -> Response:
-    items = await reader_of(request).store.queue()
+    reader = reader_of(request)
+    items = await add_waits(reader, [a for a in await reader.store.line() if a["state"] == "queued"])
     return JSONResponse({"items": [
-        {"id": i["article_id"], "position": i["position"], "lane": i["lane"], "title": i["title"], "url": i["url"]}
-        for i in items
+        {"id": a["id"], "position": a["position"], "lane": a["lane"], "title": a["title"], "url": a["url"],
+         "wait_seconds": a.get("wait")}
+        for a in items
     ]})
 
 

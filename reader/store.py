@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -342,12 +343,16 @@ class Store:
         state: str | None = None,
         feed_id: int | None = None,
         before: int | None = None,
+        ids: Sequence[int] | None = None,
         limit: int = 50,
     ) -> list[dict[str, Any]]:
         """Newest first. `before` is an article id: the page starts right after it
         (keyset pagination, so a deep page costs what the first one does)."""
         now = time.time()
         where, params = [], {"now": now, "limit": limit}
+        if ids is not None:
+            where.append("a.id IN (SELECT value FROM json_each(:ids))")
+            params["ids"] = json.dumps([int(i) for i in ids])
         if before is not None:
             where.append(
                 "(a.sort_at, a.id) < (SELECT sort_at, id FROM articles WHERE id = :before)"
@@ -363,14 +368,28 @@ class Store:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY a.sort_at DESC, a.id DESC LIMIT :limit"
-        articles = await self._all(sql, params)
+        return await self._with_positions(await self._all(sql, params), now)
+
+    async def line(self) -> list[dict[str, Any]]:
+        """Every queued article in service order: those being cleaned first, then the
+        waiting ones in the order the workers will take them."""
+        now = time.time()
+        articles = await self._all(
+            f"""
+            SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}
+            WHERE q.seq IS NOT NULL AND c.article_id IS NULL
+            ORDER BY coalesce(cl.expires_at > :now, 0) DESC, q.due_at, q.seq
+            """,
+            {"now": now},
+        )
+        return await self._with_positions(articles, now)
+
+    async def _with_positions(self, articles: list[dict[str, Any]], now: float) -> list[dict[str, Any]]:
+        positions = {}
         if any(a["state"] == "queued" for a in articles):
             positions = {row["article_id"]: row["position"] for row in await self.queue(now)}
-            for a in articles:
-                a["position"] = positions.get(a["id"])
-        else:
-            for a in articles:
-                a["position"] = None
+        for a in articles:
+            a["position"] = positions.get(a["id"])
         return articles
 
     async def count_articles(self) -> int:

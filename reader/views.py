@@ -13,9 +13,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .api import MAX_ID, ApiError, LANES, reader_of, tap, untap, valid_url
+from .api import MAX_ID, ApiError, LANES, add_waits, reader_of, tap, untap, valid_url
 from .cleaning import ArticleFailed, UnknownArticle
 from .extract import reading_minutes
+from .line import describe_wait
 from .feeds import refresh_feeds
 from .sanitize import plain_text
 from .store import STATES
@@ -52,7 +53,7 @@ env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minutes)
+env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minutes, wait=describe_wait)
 
 
 def render(request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
@@ -98,23 +99,45 @@ async def browse(request: Request) -> Response:
         query = {k: v for k, v in (("state", state), ("feed", feed_id)) if v}
         next_page = "/?" + urlencode({**query, "before": articles[-1]["id"]})
     feeds = await reader.store.list_feeds()
+    await add_waits(reader, articles)
     return render(
-        request, "browse.html", articles=articles, next_page=next_page, state=state, feed_id=feed_id,
+        request, "browse.html", articles=articles, next_page=next_page, active=_pending(articles), state=state, feed_id=feed_id,
         feeds=feeds, states=STATES, here=request.url.path + ("?" + request.url.query if request.url.query else ""),
     )
 
 
+def _pending(articles) -> bool:
+    return any(a["state"] in ("queued", "cleaning") for a in articles)
+
+
 async def card(request: Request) -> Response:
-    article = await reader_of(request).store.get_article(request.path_params["id"])
+    reader = reader_of(request)
+    article = await reader.store.get_article(request.path_params["id"])
     if article is None:
         return error_page(request, 404, "no such article")
-    return render(request, "_card.html", article=article)
+    return render(request, "_card.html", article=(await add_waits(reader, [article]))[0])
+
+
+async def live(request: Request) -> Response:
+    """The batched poll: the current card of every id asked for, swapped in out of band,
+    and the poller itself, which stays active while any of them is still pending."""
+    reader = reader_of(request)
+    try:
+        ids = [int(i) for i in request.query_params.getlist("id")][:500]
+    except ValueError:
+        return error_page(request, 400, "id must be a number")
+    articles = await add_waits(reader, await reader.store.list_articles(ids=ids, limit=500)) if ids else []
+    return render(request, "_live_update.html", articles=articles, active=_pending(articles))
 
 
 async def _card_or_back(request: Request, article_id: int, form) -> Response:
+    """After a tap: the new card for htmx (and the poller switched on, out of band, so the
+    card keeps moving), or back where the person was without JavaScript."""
     if is_htmx(request):
-        article = await reader_of(request).store.get_article(article_id)
-        return render(request, "_card.html", article=article)
+        reader = reader_of(request)
+        article = (await add_waits(reader, [await reader.store.get_article(article_id)]))[0]
+        return render(request, "_card_update.html", article=article, active=_pending([article]),
+                      here=back_to(form))
     return RedirectResponse(back_to(form), status_code=303)
 
 
@@ -158,6 +181,14 @@ async def read(request: Request) -> Response:
             return error_page(request, 404, "no such article")
         article = await reader.store.get_article(article_id)
     return render(request, "article.html", article=article, content=content, error=error)
+
+
+async def queue_page(request: Request) -> Response:
+    """The whole line in service order: what is being cleaned, then what waits."""
+    reader = reader_of(request)
+    articles = await add_waits(reader, await reader.store.line())
+    return render(request, "queue.html", articles=articles, active=_pending(articles), here="/queue",
+                  capacity=await reader.store.capacity(), lead=describe_wait(reader.settings.next_lead))
 
 
 async def feeds_page(request: Request) -> Response:
@@ -208,6 +239,8 @@ routes = [
     Route("/articles/{id:rowid}/card", card, methods=["GET"]),
     Route("/articles/{id:rowid}/queue", queue_tap, methods=["POST"]),
     Route("/articles/{id:rowid}/unqueue", unqueue_tap, methods=["POST"]),
+    Route("/live", live, methods=["GET"]),
+    Route("/queue", queue_page, methods=["GET"]),
     Route("/feeds", feeds_page, methods=["GET"]),
     Route("/feeds", subscribe, methods=["POST"]),
     Route("/feeds/{id:rowid}/delete", unsubscribe, methods=["POST"]),

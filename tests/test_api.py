@@ -12,8 +12,8 @@ import pytest
 from .conftest import app_client, rss, wait_for
 
 FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "articles"}
-ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "error"}
-QUEUE_KEYS = {"id", "position", "lane", "title", "url"}
+ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error"}
+QUEUE_KEYS = {"id", "position", "lane", "title", "url", "wait_seconds"}
 STATS_KEYS = {"started", "cached", "failed", "abandoned", "running", "queued"}
 CONTENT_KEYS = {"id", "title", "author", "published", "html", "text", "words"}
 RSS = {"Content-Type": "application/rss+xml"}
@@ -190,7 +190,7 @@ async def test_articles_have_the_documented_shape(quiet, pages):
     assert items == [{
         "id": ids[0], "title": "Item a", "url": pages.url("/a.html"), "feed_id": feed["id"],
         "feed_title": "Shapes", "published": EPOCH.timestamp(), "state": "new", "position": None,
-        "lane": None, "error": None,
+        "lane": None, "wait_seconds": None, "error": None,
     }]
     assert await article(quiet, ids[0]) == items[0]
 
@@ -300,8 +300,8 @@ async def test_queueing_reports_state_and_position_in_line(quiet, pages):
     first = await quiet.post(f"/api/articles/{ids[1]}/queue")
     second = await quiet.post(f"/api/articles/{ids[0]}/queue", json={"lane": "normal"})
     assert (first.status_code, second.status_code) == (200, 200)
-    assert first.json() == {"id": ids[1], "state": "queued", "position": 1}
-    assert second.json() == {"id": ids[0], "state": "queued", "position": 2}
+    assert first.json() == {"id": ids[1], "state": "queued", "position": 1, "lane": "normal", "wait_seconds": None}
+    assert second.json() == {"id": ids[0], "state": "queued", "position": 2, "lane": "normal", "wait_seconds": None}
     got = await article(quiet, ids[0])
     assert (got["state"], got["position"], got["lane"]) == ("queued", 2, "normal")
 
@@ -311,7 +311,7 @@ async def test_tapping_twice_is_harmless(quiet, pages):
     await quiet.post(f"/api/articles/{ids[0]}/queue")
     once = (await quiet.post(f"/api/articles/{ids[1]}/queue")).json()
     twice = (await quiet.post(f"/api/articles/{ids[1]}/queue")).json()
-    assert once == twice == {"id": ids[1], "state": "queued", "position": 2}
+    assert once == twice == {"id": ids[1], "state": "queued", "position": 2, "lane": "normal", "wait_seconds": None}
     line = (await quiet.get("/api/queue")).json()["items"]
     assert [i["id"] for i in line] == [ids[0], ids[1]]
     assert (await quiet.get("/api/stats")).json()["queued"] == 2
@@ -345,7 +345,7 @@ async def test_unqueueing_puts_the_article_back_to_new_and_closes_the_gap(quiet,
         await quiet.post(f"/api/articles/{i}/queue")
     response = await quiet.delete(f"/api/articles/{ids[1]}/queue")
     assert response.status_code == 200
-    assert response.json() == {"id": ids[1], "state": "new", "position": None}
+    assert response.json() == {"id": ids[1], "state": "new", "position": None, "lane": None, "wait_seconds": None}
     line = (await quiet.get("/api/queue")).json()["items"]
     assert [(i["id"], i["position"]) for i in line] == [(ids[0], 1), (ids[2], 2)]
     again = await quiet.delete(f"/api/articles/{ids[1]}/queue")  # not queued: still harmless
@@ -363,7 +363,8 @@ async def test_the_queue_lists_taps_in_service_order_with_titles_and_urls(quiet,
     assert all(set(i) == QUEUE_KEYS for i in items)
     slug = {ids[0]: "a", ids[1]: "b", ids[2]: "c"}
     assert items == [
-        {"id": i, "position": n, "lane": "normal", "title": f"Item {slug[i]}", "url": pages.url(f"/{slug[i]}.html")}
+        {"id": i, "position": n, "lane": "normal", "title": f"Item {slug[i]}", "url": pages.url(f"/{slug[i]}.html"),
+         "wait_seconds": None}
         for n, i in enumerate(order, start=1)
     ]
 
@@ -380,7 +381,7 @@ async def test_the_worker_cleans_a_tapped_article_and_it_leaves_the_queue(settin
         assert "marker-a" in content["text"]
         # tapping a ready article queues nothing and reports it ready
         again = (await client.post(f"/api/articles/{ids[0]}/queue")).json()
-        assert again == {"id": ids[0], "state": "ready", "position": None}
+        assert again == {"id": ids[0], "state": "ready", "position": None, "lane": None, "wait_seconds": None}
         stats = (await client.get("/api/stats")).json()
     assert pages.hits["/a.html"] == 1
     assert stats == {"started": 1, "cached": 1, "failed": 0, "abandoned": 0, "running": 0, "queued": 0}

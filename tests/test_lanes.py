@@ -145,3 +145,42 @@ async def test_live_workers_register_their_capacity_and_leave_on_shutdown(settin
 
 async def _capacity_is(reader, n):
     return await reader.store.capacity() == n
+
+
+async def test_cards_and_the_api_estimate_the_wait_from_the_ledger_and_the_workers(settings, pages):
+    from .conftest import app_client
+
+    gate = threading.Event()
+    async with app_client(settings) as client:
+        reader = client.app.state.reader
+        ids = await _articles(reader, pages, 5)
+        for article_id in ids[:2]:  # some history in the ledger
+            assert (await client.get(f"/api/articles/{article_id}/content")).status_code == 200
+        pages.add_article("p2", gate=gate)  # the next one holds the only worker
+        await client.post(f"/api/articles/{ids[2]}/queue")
+        await wait_for(lambda: pages.hits["/p2.html"] == 1)
+        tapped = [(await client.post(f"/api/articles/{i}/queue")).json() for i in ids[3:]]
+        durations = await reader.store.recent_durations()
+        assert await reader.store.capacity() == 1
+        expected = [estimate_wait(n, durations, 1) for n in (1, 2)]
+        assert [t["wait_seconds"] for t in tapped] == expected and expected[0] > 0
+        page = (await client.get("/queue")).text
+        gate.set()
+    # /queue shows the line in service order: the one being cleaned, then the waiting ones
+    positions = [page.index(f'id="card-{i}"') for i in ids[2:]]
+    assert positions == sorted(positions)
+    assert "cleaning…" in page and "#1 in line" in page and "#2 in line" in page
+    assert f"ready in {describe_wait(expected[0])}" in page
+    assert page.count('action="/articles/') >= 4  # unqueue and lane moves on the waiting cards
+
+
+async def test_the_queue_page_says_when_no_worker_is_running(settings, pages):
+    from .conftest import app_client
+
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        ids = await _articles(client.app.state.reader, pages, 1)
+        await client.post(f"/api/articles/{ids[0]}/queue", json={"lane": "next"})
+        page = (await client.get("/queue")).text
+    assert "#1 in line (read next)" in page and "no worker is running" in page
+    assert f'action="/articles/{ids[0]}/unqueue"' in page
+    assert 'name="lane" value="normal"' in page  # a read-next card can go back in line

@@ -191,10 +191,47 @@ async def test_an_htmx_tap_answers_with_just_the_card_showing_its_place_in_line(
     assert f'id="card-{ids[1]}"' in fragment
     assert "<html" not in fragment and "<body" not in fragment and "<nav" not in fragment
     assert "#1 in line" in fragment
-    assert 'hx-trigger="every 2s"' in fragment and f'hx-get="/articles/{ids[1]}/card"' in fragment
+    # the card joins the page's one poller: its id is collected, and the poller switches on
+    assert f'class="pending-id" name="id" value="{ids[1]}"' in fragment
+    assert 'id="live"' in fragment and 'hx-swap-oob="true"' in fragment
+    assert 'hx-get="/live" hx-trigger="every 2s" hx-include=".pending-id"' in fragment
     assert f'action="/articles/{ids[1]}/unqueue"' in fragment  # the queue button became unqueue
     second = await quiet.post(f"/articles/{ids[0]}/queue", headers=HTMX)
     assert "#2 in line" in second.text
+
+
+async def test_one_live_poll_updates_every_pending_card_from_queued_to_cleaning_to_ready(settings, pages):
+    gate = threading.Event()
+    async with app_client(settings) as client:
+        _, ids = await subscribe(client, pages, ["slow", "later"])
+        pages.add_article("slow", gate=gate)
+        await client.post(f"/articles/{ids[0]}/queue", headers=HTMX)
+        await client.post(f"/articles/{ids[1]}/queue", headers=HTMX)
+        seen = {ids[0]: [], ids[1]: []}
+
+        async def poll():
+            response = await client.get("/live", params=[("id", ids[0]), ("id", ids[1])], headers=HTMX)
+            assert response.status_code == 200 and "<html" not in response.text
+            for article_id in ids:
+                card = re.search(rf'<article class="card state-(\w+)[^"]*" id="card-{article_id}"[^>]*>', response.text)
+                assert 'hx-swap-oob="true"' in card.group(0)  # swapped in by id, out of band
+                if not seen[article_id] or seen[article_id][-1] != card.group(1):
+                    seen[article_id].append(card.group(1))
+            return response
+
+        await wait_for(lambda: _states_reached(poll, seen, ids[0], "cleaning"))
+        assert seen[ids[1]] == ["queued"]
+        assert "#1 in line" in (await poll()).text
+        gate.set()
+        last = await wait_for(lambda: _states_reached(poll, seen, ids[1], "ready"), timeout=30)
+    assert seen[ids[0]] == ["cleaning", "ready"]
+    assert seen[ids[1]][0] == "queued" and seen[ids[1]][-1] == "ready"
+    assert 'hx-trigger' not in last.text  # nothing pending: the poller goes quiet
+
+
+async def _states_reached(poll, seen, article_id, state):
+    response = await poll()
+    return response if seen[article_id][-1] == state else None
 
 
 async def test_an_htmx_unqueue_answers_with_a_new_card_that_does_not_poll(quiet, pages):
@@ -234,7 +271,7 @@ async def test_a_card_being_cleaned_says_so_and_keeps_polling(settings, pages):
             await wait_for(lambda: _is_cleaning(client, ids[0]))
             card = (await client.get(f"/articles/{ids[0]}/card")).text
             assert "cleaning…" in card
-            assert 'hx-trigger="every 2s"' in card
+            assert 'class="pending-id"' in card  # still collected by the page's poller
             assert "<form" not in card  # nothing to tap while it is being cleaned
         finally:
             gate.set()
