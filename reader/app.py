@@ -13,13 +13,11 @@ from pathlib import Path
 
 import httpx
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import api, views
+from .access import Access
 from .cleaning import Cleaner, worker_name
 from .extract import CpuPool
 from .feeds import refresh_periodically
@@ -86,70 +84,6 @@ async def running(
         await store.close()
 
 
-class SecurityHeaders:
-    """A Content-Security-Policy without inline scripts, and friends, on every response."""
-
-    CSP = (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: http: data:; "
-        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
-    )
-    HEADERS = [
-        (b"content-security-policy", CSP.encode()),
-        (b"x-content-type-options", b"nosniff"),
-        # no-referrer would make our own forms send Origin: null
-        (b"referrer-policy", b"same-origin"),
-        (b"x-frame-options", b"DENY"),
-    ]
-
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-
-        async def with_headers(message):
-            if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + self.HEADERS
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
-
-
-class RefuseCrossSiteWrites:
-    """A page on another site cannot change anything here. Browsers say where a request
-    comes from in Sec-Fetch-Site, and that decides alone when present (same-origin and
-    user-typed "none" pass). Older browsers send only Origin, which must then be ours.
-    Scripts and the CLI send neither header and pass: they are not a browser that another
-    site can drive."""
-
-    SAFE = {"GET", "HEAD", "OPTIONS"}
-
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    @staticmethod
-    def refused(request: Request) -> bool:
-        fetch_site = request.headers.get("sec-fetch-site")
-        if fetch_site is not None:
-            return fetch_site not in ("same-origin", "none")
-        origin = request.headers.get("origin")
-        return origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}"
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] not in self.SAFE:
-            request = Request(scope)
-            if self.refused(request):
-                message = "cross-site request refused"
-                response = (
-                    JSONResponse({"error": message}, status_code=403)
-                    if request.url.path.startswith("/api/")
-                    else PlainTextResponse(message, status_code=403)
-                )
-                return await response(scope, receive, send)
-        await self.app(scope, receive, send)
-
-
 def create_app(settings: Settings, *, resolver=None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -167,6 +101,5 @@ def create_app(settings: Settings, *, resolver=None) -> Starlette:
         lifespan=lifespan,
         exception_handlers=api.exception_handlers,
     )
-    app.add_middleware(RefuseCrossSiteWrites)
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(Access, password=settings.password)
     return app

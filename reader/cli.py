@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 import shutil
@@ -69,11 +70,24 @@ def _serve(settings: Settings, args) -> int:
 
     from .app import create_app
 
+    if not _loopback(settings.host) and not settings.password:
+        print(f"reader: refusing to listen on {settings.host} without READER_PASSWORD: anyone who can reach it"
+              " could read and change your library. Set READER_PASSWORD, or bind to 127.0.0.1.", file=sys.stderr)
+        return 2
     seed_database(settings.db)
     print(f"reader: serving {settings.db} on http://{settings.host}:{settings.port}/", file=sys.stderr)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info",
                 timeout_graceful_shutdown=15)
     return 0
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _worker(settings: Settings, args) -> int:

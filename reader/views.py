@@ -5,6 +5,7 @@ template renders just the card."""
 from __future__ import annotations
 
 import datetime
+import hmac
 import time
 from urllib.parse import urlencode
 
@@ -14,6 +15,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .api import MAX_ID, ApiError, LANES, add_waits, reader_of, tap, untap, valid_url
+from .access import SESSION_COOKIE, checked_form, session_value
 from .cleaning import ArticleFailed, UnknownArticle
 from .extract import reading_minutes
 from .line import describe_wait
@@ -57,7 +59,7 @@ env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minut
 
 
 def render(request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
-    html = env.get_template(template).render(request=request, **context)
+    html = env.get_template(template).render(request=request, csrf=request.scope.get("reader.csrf", ""), **context)
     return HTMLResponse(html, status_code=status)
 
 
@@ -142,7 +144,7 @@ async def _card_or_back(request: Request, article_id: int, form) -> Response:
 
 
 async def queue_tap(request: Request) -> Response:
-    form = await request.form()
+    form = await checked_form(request)
     lane = str(form.get("lane") or "normal")
     article_id = request.path_params["id"]
     try:
@@ -153,7 +155,7 @@ async def queue_tap(request: Request) -> Response:
 
 
 async def unqueue_tap(request: Request) -> Response:
-    form = await request.form()
+    form = await checked_form(request)
     article_id = request.path_params["id"]
     try:
         await untap(reader_of(request), article_id)
@@ -199,7 +201,7 @@ async def feeds_page(request: Request) -> Response:
 
 async def subscribe(request: Request) -> Response:
     reader = reader_of(request)
-    form = await request.form()
+    form = await checked_form(request)
     try:
         url = valid_url(form.get("url"))
     except ApiError as exc:
@@ -213,13 +215,14 @@ async def subscribe(request: Request) -> Response:
 
 
 async def unsubscribe(request: Request) -> Response:
+    await checked_form(request)
     await reader_of(request).store.delete_feed(request.path_params["id"])
     return RedirectResponse("/feeds", status_code=303)
 
 
 async def refresh_now(request: Request) -> Response:
     reader = reader_of(request)
-    form = await request.form()
+    form = await checked_form(request)
     feeds = await reader.store.list_feeds()
     if form.get("feed"):
         feeds = [f for f in feeds if str(f["id"]) == str(form.get("feed"))]
@@ -233,7 +236,34 @@ async def stats_page(request: Request) -> Response:
     return render(request, "stats.html", stats=await reader.store.stats(), runs=(await reader.store.runs())[-20:][::-1])
 
 
+async def login_page(request: Request) -> Response:
+    return render(request, "login.html", next=back_to(request.query_params))
+
+
+async def login(request: Request) -> Response:
+    """Only reachable with READER_PASSWORD set (without it, nobody is ever sent here)."""
+    password = reader_of(request).settings.password
+    form = await checked_form(request)
+    given = str(form.get("password") or "")
+    if not password or not hmac.compare_digest(given.encode(), password.encode()):
+        return render(request, "login.html", status=401, next=back_to(form), message="wrong password")
+    response = RedirectResponse(back_to(form), status_code=303)
+    response.set_cookie(SESSION_COOKIE, session_value(password), httponly=True, samesite="lax",
+                        secure=request.url.scheme == "https", max_age=400 * 86400)
+    return response
+
+
+async def logout(request: Request) -> Response:
+    await checked_form(request)
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response
+
+
 routes = [
+    Route("/login", login_page, methods=["GET"]),
+    Route("/login", login, methods=["POST"]),
+    Route("/logout", logout, methods=["POST"]),
     Route("/", browse, methods=["GET"]),
     Route("/articles/{id:rowid}", read, methods=["GET"]),
     Route("/articles/{id:rowid}/card", card, methods=["GET"]),

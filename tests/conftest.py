@@ -20,6 +20,7 @@ import httpx
 import pytest
 import uvicorn
 
+from reader.access import CSRF_COOKIE
 from reader.app import create_app, running
 from reader.settings import Settings
 
@@ -164,13 +165,24 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @contextlib.asynccontextmanager
-async def app_client(settings: Settings, **kwargs):
-    """The app with its lifespan running, and an httpx client talking ASGI to it."""
+async def app_client(settings: Settings, *, csrf: bool = True, **kwargs):
+    """The app with its lifespan running, and an httpx client talking ASGI to it. Like the
+    pages (whose forms and htmx requests carry the token), the client sends the CSRF token
+    it was given with every state-changing request; csrf=False makes a bare client."""
     app = create_app(settings, **kwargs)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://reader.test") as client:
+
+        async def add_token(request: httpx.Request) -> None:
+            token = client.cookies.get(CSRF_COOKIE)
+            if csrf and token and request.method not in ("GET", "HEAD"):
+                request.headers.setdefault("X-CSRF-Token", token)
+
+        async with httpx.AsyncClient(transport=transport, base_url="http://reader.test",
+                                     event_hooks={"request": [add_token]}) as client:
             client.app = app
+            if csrf:
+                await client.get("/static/style.css")  # the first answer sets the token cookie
             yield client
 
 

@@ -100,8 +100,16 @@ class Watch:
         page.on("pageerror", lambda e: self.problems.append(f"pageerror: {e}"))
         page.on("requestfailed", lambda r: self.problems.append(f"requestfailed: {r.url} {r.failure}"))
         page.on("response", self._response)
+        page.on("request", self._request)
+        self.writes: list[tuple[str, bool]] = []  # (url, carried the CSRF token)
         page.on("domcontentloaded", lambda p: self.loads.append(p.url))
         page.add_init_script(CSP_LISTENER)
+
+    def _request(self, request):
+        if request.method != "GET" and request.url.startswith(self.origin):
+            token = request.headers.get("x-csrf-token") or ""
+            body = request.post_data or ""
+            self.writes.append((request.url, bool(token) or "csrf=" in body))
 
     def _response(self, response):
         if response.url.startswith(self.origin) and response.status >= 400:
@@ -202,8 +210,9 @@ def test_subscribe_queue_watch_ready_and_read(page, live_server, pages):
     assert len(watch.loads) == loads and page.url == live_server.url + "/", watch.loads
     for slug, _, _ in ARTICLES:
         assert pages.hits[f"/{slug}.html"] == (1 if slug in QUEUED else 0), slug
-    # Ready cards stop polling: none of them carries the polling attribute any more.
-    assert page.locator("article.card[hx-get]").count() == 0
+    # Nothing pending any more: the page's one poller has gone quiet.
+    assert page.locator("article.card .pending-id").count() == 0
+    expect(page.locator("#live[hx-trigger]")).to_have_count(0)
     watch.collect_csp()
 
     # 4. Open one ready article: the cleaned text, without the site's boilerplate.
@@ -220,8 +229,10 @@ def test_subscribe_queue_watch_ready_and_read(page, live_server, pages):
     shoot(page, "article")
     watch.collect_csp()
 
-    # 5. Nothing went wrong on the way.
+    # 5. Nothing went wrong on the way, and every write the page made (the subscribe form,
+    # the htmx taps) carried the CSRF token.
     assert watch.problems == []
+    assert len(watch.writes) >= 1 + len(QUEUED) and all(carried for _, carried in watch.writes), watch.writes
 
 
 def test_browse_without_feeds_points_to_the_feeds_page(page, live_server):

@@ -1,0 +1,117 @@
+"""Who may do what: CSRF tokens on every page write, cross-site refusal, the API for
+scripts, and the password that listening beyond loopback requires."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from reader.access import CSRF_COOKIE
+
+from .conftest import app_client, rss
+
+
+async def _one_article(client, pages) -> int:
+    link = pages.add_article("a")
+    feed = pages.add("/feed.xml", rss([{"title": "A", "link": link}]), headers={"Content-Type": "application/rss+xml"})
+    assert (await client.post("/api/feeds", json={"url": feed})).status_code == 201
+    return (await client.get("/api/articles")).json()["items"][0]["id"]
+
+
+def _forms(html: str) -> list[str]:
+    return re.findall(r"<form\b.*?</form>", html, re.DOTALL)
+
+
+async def test_every_form_on_every_page_carries_the_csrf_token(settings, pages):
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        article_id = await _one_article(client, pages)
+        token = client.cookies.get(CSRF_COOKIE)
+        await client.post(f"/api/articles/{article_id}/queue")
+        for path in ("/", "/queue", "/feeds", f"/articles/{article_id}/card"):
+            html = (await client.get(path)).text
+            forms = [f for f in _forms(html) if 'method="post"' in f]
+            assert forms, path
+            for form in forms:
+                assert f'name="csrf" value="{token}"' in form, (path, form)
+        base = (await client.get("/")).text
+    # and htmx requests that are not form posts get it from the body, inherited explicitly (htmx 4)
+    assert f'''<body hx-headers:inherited='{{"X-CSRF-Token": "{token}"}}'>''' in base
+
+
+async def test_a_form_post_without_the_token_is_refused_and_changes_nothing(settings, pages):
+    async with app_client(settings.replace(serve_workers=0), csrf=False) as client:
+        article_id = await _one_article(client, pages)
+        await client.get("/")  # the browser has a token cookie, but the forged form lacks it
+        refused = await client.post(f"/articles/{article_id}/queue", data={"next": "/"})
+        wrong = await client.post(f"/articles/{article_id}/queue", data={"csrf": "x" * 43})
+        assert refused.status_code == wrong.status_code == 403
+        assert (await client.get(f"/api/articles/{article_id}")).json()["state"] == "new"
+        for path in ("/feeds", "/refresh", "/feeds/1/delete", f"/articles/{article_id}/unqueue", "/logout"):
+            assert (await client.post(path, data={"url": "http://x.test/"})).status_code == 403, path
+        assert len((await client.get("/api/feeds")).json()["feeds"]) == 1
+
+
+async def test_the_no_javascript_journey_posts_the_token_from_the_page_and_works(settings, pages):
+    async with app_client(settings.replace(serve_workers=0), csrf=False) as client:
+        article_id = await _one_article(client, pages)
+        page = (await client.get("/")).text
+        form = next(f for f in _forms(page) if f'action="/articles/{article_id}/queue"' in f and "lane" not in f)
+        fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form))
+        response = await client.post(f"/articles/{article_id}/queue", data=fields)
+        assert response.status_code == 303 and response.headers["location"] == "/"
+        assert (await client.get(f"/api/articles/{article_id}")).json()["state"] == "queued"
+
+
+async def test_a_cross_site_form_is_refused_even_with_a_stolen_token(settings, pages):
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        article_id = await _one_article(client, pages)
+        token = client.cookies.get(CSRF_COOKIE)
+        response = await client.post(f"/articles/{article_id}/queue", data={"csrf": token},
+                                     headers={"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"})
+        api = await client.post(f"/api/articles/{article_id}/queue", headers={"Origin": "https://evil.example"})
+        assert response.status_code == api.status_code == 403
+        assert (await client.get(f"/api/articles/{article_id}")).json()["state"] == "new"
+
+
+async def test_the_api_stays_usable_from_scripts_without_a_token(settings, pages):
+    async with app_client(settings.replace(serve_workers=0), csrf=False) as client:
+        article_id = await _one_article(client, pages)
+        response = await client.post(f"/api/articles/{article_id}/queue", json={"lane": "next"})
+        assert response.status_code == 200 and response.json()["state"] == "queued"
+        assert (await client.delete(f"/api/articles/{article_id}/queue")).json()["state"] == "new"
+
+
+async def test_with_a_password_pages_need_a_login_and_the_api_a_bearer_token(settings):
+    async with app_client(settings.replace(password="correct horse")) as client:
+        page = await client.get("/queue?x=1")
+        assert page.status_code == 303 and page.headers["location"] == "/login?next=%2Fqueue%3Fx%3D1"
+        assert (await client.get("/static/style.css")).status_code == 200
+        api = await client.get("/api/stats")
+        assert api.status_code == 401 and api.json() == {"error": "authentication required"}
+        assert (await client.get("/api/stats", headers={"Authorization": "Bearer nope"})).status_code == 401
+        assert (await client.get("/api/stats", headers={"Authorization": "Bearer correct horse"})).status_code == 200
+
+        login = (await client.get("/login?next=/queue")).text
+        assert 'name="password"' in login and 'name="next" value="/queue"' in login
+        wrong = await client.post("/login", data={"password": "nope", "next": "/queue"})
+        assert wrong.status_code == 401 and "wrong password" in wrong.text
+        right = await client.post("/login", data={"password": "correct horse", "next": "/queue"})
+        assert right.status_code == 303 and right.headers["location"] == "/queue"
+        assert (await client.get("/queue")).status_code == 200
+        assert (await client.get("/api/stats")).status_code == 200  # the session cookie works for the API too
+        assert (await client.post("/logout")).status_code == 303
+        assert (await client.get("/")).status_code == 303
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.10", "::"])
+def test_serve_refuses_to_listen_beyond_loopback_without_a_password(tmp_path, host):
+    result = subprocess.run(
+        [sys.executable, "-m", "reader", "serve", "--host", host, "--db", str(tmp_path / "r.db")],
+        capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "READER_PASSWORD": ""},
+    )
+    assert result.returncode == 2
+    assert "without READER_PASSWORD" in result.stderr
+    assert not (tmp_path / "r.db").exists()
