@@ -44,6 +44,11 @@ class Settings:
         "allow fetches into loopback, private and link-local addresses", _bool)
     fetch_timeout: float = _setting(
         "READER_FETCH_TIMEOUT", 30.0, "overall deadline in seconds for one page or feed fetch", float)
+    fetch_retries: int = _setting(
+        "READER_FETCH_RETRIES", 2,
+        "extra tries for a page that failed transiently (timeout, 5xx, 429, connection error)", int)
+    retry_backoff: float = _setting(
+        "READER_RETRY_BACKOFF", 2.0, "seconds before the first retry of a page; doubles with each retry", float)
     max_page_bytes: int = _setting(
         "READER_MAX_PAGE_BYTES", 5_000_000, "largest page or feed body accepted, after decompression", int)
     extract_processes: int = _setting(
@@ -52,6 +57,9 @@ class Settings:
     serve_workers: int = _setting(
         "READER_SERVE_WORKERS", 1,
         "articles the `reader serve` process cleans at once from the queue (0 = leave it to `reader worker`)", int)
+    password: str | None = _setting(
+        "READER_PASSWORD", None,
+        "password for the pages and bearer token for the API; required to listen beyond loopback", str)
     host: str = _setting("READER_HOST", "127.0.0.1", "address `reader serve` binds to", str)
     port: int = _setting("READER_PORT", 8000, "port `reader serve` listens on", int)
     page_size: int = _setting("READER_PAGE_SIZE", 50, "cards per browse page", int)
