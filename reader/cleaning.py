@@ -114,10 +114,7 @@ class Cleaner:
         keeper = asyncio.create_task(self._keep_claim(run))
         try:
             try:
-                content = await extract_article(
-                    self.client, self.pool, run.url,
-                    max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout,
-                )
+                content = await self._extract_with_retries(run)
             except FetchError as exc:
                 await self.store.store_failed(run, str(exc))
                 return "failed", str(exc)
@@ -135,6 +132,29 @@ class Cleaner:
             raise
         finally:
             keeper.cancel()
+
+    async def _extract_with_retries(self, run: Run) -> dict[str, Any]:
+        """Transient failures (timeouts, 5xx, 429, connection errors) are tried again
+        within this one run, after a backoff that doubles; the claim is kept renewed
+        meanwhile. Permanent ones (404, not HTML, blocked, too large) fail at once."""
+        retries = max(0, self.settings.fetch_retries)
+        for attempt in range(retries + 1):
+            try:
+                return await extract_article(
+                    self.client, self.pool, run.url,
+                    max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout,
+                )
+            except FetchError as exc:
+                if not exc.transient:
+                    raise
+                if attempt == retries:
+                    if retries == 0:
+                        raise
+                    raise FetchError(f"{exc} (tried {retries + 1} times)", transient=True) from exc
+                delay = self.settings.retry_backoff * 2**attempt
+                log.info("article %s: %s; trying again in %g s", run.article_id, exc, delay)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
 
     async def _keep_claim(self, run: Run) -> None:
         """Renew the claim while the extraction runs, so a slow but live holder is never

@@ -63,8 +63,12 @@ def parse_feed(body: bytes, url: str, content_type: str) -> dict[str, Any]:
         reason = None
     # `version` is "" unless feedparser recognised RSS or Atom: an HTML page is not a feed
     # (it used to be rejected only by the spurious content-type flag above).
-    if not parsed.entries and (reason or not parsed.version or not parsed.feed.get("title")):
-        if not reason and not parsed.version:
+    # .get, not attributes: for an empty body feedparser sets no "version" at all, and
+    # `parsed.version` raised AttributeError ("could not read the feed (object has no
+    # attribute 'version')") instead of saying it is not a feed.
+    version = parsed.get("version")
+    if not parsed.entries and (reason or not version or not parsed.feed.get("title")):
+        if not reason and not version:
             raise FeedError("not a feed (neither RSS, Atom nor JSON Feed)")
         raise FeedError(f"not a feed ({_short(reason) if reason else 'no entries and no title'})")
     entries = []
@@ -141,7 +145,7 @@ def _entry(*, guid, url, title, summary, author, published) -> dict[str, Any]:
     if len(guid) > 500:  # some feeds use the whole content as id
         guid = "sha1:" + hashlib.sha1(guid.encode()).hexdigest()
     return {"guid": guid, "url": url, "title": title[:500], "summary": summary,
-            "author": author, "published": published}
+            "summary_text": plain_text(summary), "author": author, "published": published}
 
 
 def _text(value: Any) -> str:
@@ -157,7 +161,8 @@ def _absolute(base: str, link: str | None) -> str | None:
         return None
     try:
         resolved = urljoin(base, link.strip())
-        scheme = urlsplit(resolved).scheme
+        parts = urlsplit(resolved)
+        scheme, host = parts.scheme, parts.hostname
     except ValueError:
         # e.g. "http://[::1/x" (Invalid IPv6 URL): one bad link must cost only its own
         # entry's link, not raise and fail the whole feed.
@@ -166,7 +171,9 @@ def _absolute(base: str, link: str | None) -> str | None:
     # when its scheme differs from the base's, so "HTTPS://..." in an http feed used to
     # fail a startswith("https://") test and lose its link. Anything not http(s)
     # (javascript:, data:, ...) is still refused.
-    return resolved if scheme.lower() in ("http", "https") else None
+    # And a host is required: "http: //x/" (a NUL or space after the colon, found by
+    # fuzzing) has an http scheme but is no URL anyone can open or fetch.
+    return resolved if scheme.lower() in ("http", "https") and host else None
 
 
 def _iso_time(value: str) -> float | None:

@@ -10,7 +10,11 @@ What it guarantees, for every request and every redirect hop:
   that wrap them, are refused unless the `allow_private_urls` setting is on;
 * no environment proxy (`trust_env=False`), so nothing routes around the check;
 * a cap on decoded bytes (a gzip bomb stops at the cap) and one overall deadline per
-  fetch (a server trickling a byte a second is cut off).
+  fetch (a server trickling a byte a second is cut off). Decompression is done here,
+  bounded at every step: never more than the cap is inflated, however the body is
+  compressed or how many times (httpx's own decoders inflate a whole chunk at once, so a
+  doubly gzipped body could expand to gigabytes in one call);
+* a charset is passed on only if it names a text encoding that can decode anything.
 
 Failures are `FetchError`s whose message is written for the person reading the card.
 """
@@ -18,9 +22,11 @@ Failures are `FetchError`s whose message is written for the person reading the c
 from __future__ import annotations
 
 import asyncio
+import codecs
 import ipaddress
 import socket
 import ssl
+import zlib
 from dataclasses import dataclass, field
 
 import certifi
@@ -52,6 +58,8 @@ _ALWAYS_BLOCKED = [
     ipaddress.ip_network("100.64.0.0/10"),  # CGNAT, shared address space
     ipaddress.ip_network("192.0.0.0/24"),  # IETF protocol assignments
     ipaddress.ip_network("198.18.0.0/15"),  # benchmarking
+    ipaddress.ip_network("192.88.99.0/24"),  # 6to4 relay anycast (deprecated), not a host
+    ipaddress.ip_network("64:ff9b:1::/48"),  # local-use NAT64: prefix length, hence embedding, unknown
     ipaddress.ip_network("fc00::/7"),  # unique local
     ipaddress.ip_network("fec0::/10"),  # site local (deprecated, still routed by some)
 ]
@@ -59,25 +67,30 @@ _NAT64 = [ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1:
 
 
 def address_problem(address: str) -> str | None:
-    """Why connecting to this IP address is refused, or None if it is a public address."""
+    """Why connecting to this IP address is refused, or None if it is a public address.
+    Never raises: anything that is not an IP address is refused too."""
     try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        ip = ipaddress.ip_address(str(address).split("%", 1)[0])
     except ValueError:
-        return f"{address} is not an IP address"
+        return f"{str(address)[:100]!r} is not an IP address"
     if isinstance(ip, ipaddress.IPv6Address):
-        # Forms that carry an IPv4 address inside: judge the address they lead to.
-        embedded = []
-        if ip.ipv4_mapped is not None:
-            embedded.append(ip.ipv4_mapped)
-        if ip.sixtofour is not None:
-            embedded.append(ip.sixtofour)
-        if ip.teredo is not None:
-            embedded.extend(ip.teredo)
-        if any(ip in net for net in _NAT64):
-            embedded.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
-        if ip.packed[:12] == bytes(12) and int(ip) > 1:  # deprecated IPv4-compatible ::a.b.c.d
-            embedded.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
-        for inner in embedded:
+        # Forms that carry an IPv4 address inside lead to that address: v4-mapped (an
+        # IPv6 socket connects to it over IPv4), NAT64 64:ff9b::/96 and 6to4 (the
+        # gateway forwards to it). They are judged by the address they lead to alone,
+        # so on an IPv6-only network with DNS64 public sites still work, while a wrapped
+        # private address is refused.
+        inner = ip.ipv4_mapped or ip.sixtofour
+        if inner is None and ip in _NAT64[0]:
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if inner is not None:
+            problem = address_problem(str(inner))
+            return f"{ip} wraps {problem}" if problem else None
+        # Teredo and the deprecated IPv4-compatible ::a.b.c.d are refused whatever they
+        # carry (both are also not global); say what is inside when it is worse.
+        carried = list(ip.teredo or ())
+        if ip.packed[:12] == bytes(12) and int(ip) > 1:
+            carried.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+        for inner in carried:
             problem = address_problem(str(inner))
             if problem:
                 return f"{ip} wraps {problem}"
@@ -101,7 +114,11 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         self._resolve = resolver or _resolve
 
     async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-        addresses = await self._resolve(host, port)
+        # One lookup per connection, and only its answers are connected to: there is no
+        # second lookup for a rebinding name server to answer differently.
+        addresses = list(await self._resolve(host, port))
+        if not addresses:
+            raise FetchError(f"host not found: {host}", transient=True)
         if not self._allow_private:
             problems = [address_problem(a) for a in addresses]
             allowed = [a for a, p in zip(addresses, problems) if p is None]
@@ -171,20 +188,36 @@ class _SampleTransport(httpx.AsyncBaseTransport):
         path = (SITE_DIR / request.url.path.lstrip("/")).resolve()
         if not path.is_relative_to(SITE_DIR.resolve()) or not path.is_file():
             return httpx.Response(404, text="not found", request=request)
+        data = path.read_bytes()
         return httpx.Response(
             200,
-            content=path.read_bytes(),
-            headers={"content-type": self._TYPES.get(path.suffix, "application/octet-stream")},
+            # a stream, not content=: fetch() reads raw bytes, which a pre-read body has not
+            stream=httpx.ByteStream(data),
+            headers={"content-type": self._TYPES.get(path.suffix, "application/octet-stream"),
+                     "content-length": str(len(data))},
             request=request,
         )
 
 
-def make_client(*, allow_private: bool, deadline: float = 30.0, resolver=None) -> httpx.AsyncClient:
+def make_client(
+    *, allow_private: bool, deadline: float = 30.0, resolver=None,
+    sites: dict[str, httpx.AsyncBaseTransport] | None = None,
+) -> httpx.AsyncClient:
     """The client for all outgoing requests. `resolver` (host, port) -> [addresses]
-    replaces DNS; tests use it to play a rebinding name server."""
+    replaces DNS; tests use it to play a rebinding name server. `sites` maps host names
+    to in-process transports that answer for them, beside the built-in sample site;
+    tests use it to play a public web site (nothing public is reachable from a test
+    machine). Such a site never touches the network, and every request it redirects
+    to is a new request through the guard like any other."""
+    # Mounted per scheme, not all://: a redirect to file:///etc/passwd keeps the host it
+    # came from, and must reach the guarded transport (which refuses the scheme), not
+    # the in-process site.
+    mounts: dict[str, httpx.AsyncBaseTransport] = {}
+    for host, transport in {SAMPLE_HOST: _SampleTransport(), **(sites or {})}.items():
+        mounts[f"http://{host}"] = mounts[f"https://{host}"] = transport
     return httpx.AsyncClient(
         transport=_GuardedTransport(allow_private, resolver),
-        mounts={f"all://{SAMPLE_HOST}": _SampleTransport()},
+        mounts=mounts,
         follow_redirects=True,
         max_redirects=MAX_REDIRECTS,
         trust_env=False,
@@ -218,10 +251,14 @@ async def fetch(
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, TypeError) as exc:
-        raise FetchError(f"not a valid URL: {url!r}") from exc
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise FetchError(f"only http and https URLs can be fetched: {url!r}")
-    headers = {"Accept": accept, **(extra_headers or {})}
+        raise FetchError(f"not a valid URL: {_clip(url)}") from None
+    if parsed.scheme and parsed.scheme not in ("http", "https"):
+        raise BlockedAddress(f"blocked: only http and https URLs are fetched, not {_clip(parsed.scheme, 20)}:")
+    if not parsed.scheme or not parsed.host:
+        raise FetchError(f"not a valid URL: {_clip(url)}")
+    # Only what _Inflater decodes, within the cap. (Left to itself httpx also offers br
+    # and zstd when those packages are installed, and decodes them unbounded.)
+    headers = {"Accept": accept, **(extra_headers or {}), "Accept-Encoding": "gzip, deflate"}
     try:
         async with asyncio.timeout(deadline):
             async with client.stream("GET", parsed, headers=headers) as response:
@@ -231,11 +268,22 @@ async def fetch(
                         f" {response.reason_phrase}".rstrip(),
                         transient=response.status_code >= 500 or response.status_code == 429,
                     )
+                too_large = FetchError(f"page is larger than {_size(max_bytes)}")
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > max_bytes:
+                    raise too_large
+                inflater = _Inflater(response.headers.get("content-encoding", ""), max_bytes)
                 body = bytearray()
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) > max_bytes:
-                        raise FetchError(f"page is larger than {_size(max_bytes)}")
+                received = 0
+                try:
+                    async for chunk in response.aiter_raw():
+                        received += len(chunk)
+                        if received > max_bytes:
+                            raise _TooLarge
+                        body += inflater.feed(chunk)
+                    body += inflater.flush()
+                except _TooLarge:
+                    raise too_large from None
                 media_type, charset = _content_type(response.headers.get("content-type", ""))
                 return Response(
                     url=str(response.url),
@@ -263,14 +311,101 @@ async def fetch(
         raise FetchError(f"fetch failed: {exc or type(exc).__name__}", transient=True) from exc
 
 
+class _TooLarge(Exception):
+    pass
+
+
+class _Inflater:
+    """Decodes a Content-Encoding (gzip, deflate, or a chain of them) while never
+    producing more than `limit` bytes at any stage: each step inflates at most what is
+    left of the cap, and leftover input after that means the body is too large."""
+
+    def __init__(self, header: str, limit: int):
+        encodings = [e.strip().lower() for e in header.split(",") if e.strip()]
+        encodings = [e for e in encodings if e != "identity"]
+        for encoding in encodings:
+            if encoding not in ("gzip", "x-gzip", "deflate"):
+                raise FetchError(f"the response could not be decoded (unsupported encoding {encoding[:40]!r})")
+        # Applied in order, so decoded in reverse.
+        self._stages = [_Stage(e) for e in reversed(encodings)]
+        self._limit = limit
+
+    def feed(self, data: bytes) -> bytes:
+        for stage in self._stages:
+            data = stage.feed(data, self._limit)
+        return data
+
+    def flush(self) -> bytes:
+        data = b""
+        for stage in self._stages:
+            data = stage.feed(data, self._limit) + stage.flush(self._limit)
+        return data
+
+
+class _Stage:
+    def __init__(self, encoding: str):
+        self._gzip = encoding != "deflate"
+        self._decoder = zlib.decompressobj(zlib.MAX_WBITS | 16 if self._gzip else zlib.MAX_WBITS)
+        self._started = False  # deflate: zlib-wrapped or raw is known after the first bytes
+        self._total = 0
+
+    def feed(self, data: bytes, limit: int) -> bytes:
+        if not data:
+            return b""
+        try:
+            try:
+                out = self._decoder.decompress(data, limit + 1 - self._total)
+            except zlib.error:
+                if self._gzip or self._started:
+                    raise
+                self._decoder = zlib.decompressobj(-zlib.MAX_WBITS)  # raw deflate, as some servers send
+                out = self._decoder.decompress(data, limit + 1 - self._total)
+        except zlib.error:
+            raise FetchError("the response could not be decoded (bad compression)") from None
+        self._started = True
+        self._total += len(out)
+        if self._total > limit or self._decoder.unconsumed_tail:
+            raise _TooLarge
+        return out
+
+    def flush(self, limit: int) -> bytes:
+        try:
+            out = self._decoder.flush()
+        except zlib.error:
+            raise FetchError("the response could not be decoded (bad compression)") from None
+        self._total += len(out)
+        if self._total > limit:
+            raise _TooLarge
+        return out
+
+
 def _content_type(header: str) -> tuple[str, str | None]:
     media_type, _, params = header.partition(";")
     charset = None
     for param in params.split(";"):
         key, _, value = param.partition("=")
         if key.strip().lower() == "charset" and value.strip():
-            charset = value.strip().strip('"').lower()
+            charset = _usable_charset(value.strip().strip('"\'').lower())
     return media_type.strip().lower(), charset
+
+
+def _usable_charset(name: str) -> str | None:
+    """The charset if it is a text encoding that decodes any bytes with errors="replace";
+    None otherwise (unknown, "base64", "idna", ...), so the page's own bytes decide."""
+    if len(name) > 40:
+        return None
+    try:
+        if not codecs.lookup(name)._is_text_encoding:
+            return None
+        b"\xff\xfe\x00<p>\x80\xe9\\N{x}\\u12".decode(name, errors="replace")
+    except Exception:  # LookupError, UnicodeError, and whatever an odd codec raises
+        return None
+    return name
+
+
+def _clip(value: object, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _size(n: int) -> str:

@@ -161,6 +161,7 @@ def settings(tmp_path: Path) -> Settings:
         worker_interval=0.5,
         fetch_timeout=10.0,
         claim_ttl=10.0,
+        retry_backoff=0.05,  # transient failures still retry, without the production wait
     )
 
 
