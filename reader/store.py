@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -30,7 +31,6 @@ from typing import Any
 
 import aiosqlite
 
-SCHEMA_VERSION = 1
 
 # The schema of version 1, the first released one. Later versions are reached by the
 # numbered steps in MIGRATIONS, never by editing this string.
@@ -121,8 +121,66 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_outcome ON runs (outcome);
 """
 
+# Version 2: the library. Reading state, the summary as plain text, full-text search.
+SCHEMA_V2_COLUMNS = """
+-- reading state: when opened (or marked read; NULL = unread) and when starred
+ALTER TABLE articles ADD COLUMN read_at REAL;
+ALTER TABLE articles ADD COLUMN starred_at REAL;
+-- the feed's summary as plain text: card excerpts and the search index
+ALTER TABLE articles ADD COLUMN summary_text TEXT NOT NULL DEFAULT '';
+-- speed up the starred filter
+CREATE INDEX articles_starred ON articles (starred_at) WHERE starred_at IS NOT NULL;
+-- speed up unread counts per feed
+CREATE INDEX articles_unread ON articles (feed_id) WHERE read_at IS NULL;
+-- speed up "is this link saved already"
+CREATE INDEX articles_saved ON articles (url) WHERE feed_id IS NULL;
+"""
+
+# rowid = article id. Kept in step by triggers, so no code path can forget it.
+SCHEMA_V2_SEARCH = """
+CREATE VIRTUAL TABLE search USING fts5 (
+    title, summary, body, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+INSERT INTO search (rowid, title, summary, body)
+    SELECT a.id, a.title, a.summary_text, coalesce(c.text, '')
+    FROM articles a LEFT JOIN contents c ON c.article_id = a.id;
+CREATE TRIGGER articles_search_insert AFTER INSERT ON articles BEGIN
+    INSERT INTO search (rowid, title, summary, body) VALUES (new.id, new.title, new.summary_text, '');
+END;
+CREATE TRIGGER articles_search_update AFTER UPDATE OF title, summary_text ON articles BEGIN
+    UPDATE search SET title = new.title, summary = new.summary_text WHERE rowid = new.id;
+END;
+CREATE TRIGGER articles_search_delete AFTER DELETE ON articles BEGIN
+    DELETE FROM search WHERE rowid = old.id;
+END;
+CREATE TRIGGER contents_search AFTER INSERT ON contents BEGIN
+    UPDATE search SET body = new.text WHERE rowid = new.article_id;
+END;
+"""
+
+
+async def _run_script(db: aiosqlite.Connection, script: str) -> None:
+    for statement in _statements(script):
+        await db.execute(statement)
+
+
+async def _v0_to_v1(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V1)
+
+
+async def _v1_to_v2(db: aiosqlite.Connection) -> None:
+    from .sanitize import plain_text
+
+    await _run_script(db, SCHEMA_V2_COLUMNS)
+    rows = await db.execute_fetchall("SELECT id, summary FROM articles WHERE summary != ''")
+    await db.executemany(
+        "UPDATE articles SET summary_text = ? WHERE id = ?", [(plain_text(r["summary"]), r["id"]) for r in rows]
+    )
+    await _run_script(db, SCHEMA_V2_SEARCH)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
-MIGRATIONS: list[str] = [SCHEMA_V1]
+MIGRATIONS = [_v0_to_v1, _v1_to_v2]
 
 STATES = ("new", "queued", "cleaning", "ready", "failed")
 
@@ -140,17 +198,18 @@ END
 
 _ARTICLE_COLUMNS = f"""
     a.id, a.feed_id, a.guid, a.url, a.title, a.summary, a.author, a.published, a.sort_at,
-    a.added_at, a.error, a.failed_at, f.title AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
+    a.added_at, a.error, a.failed_at, a.read_at, a.starred_at, a.summary_text,
+    f.title AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
     {_STATE} AS state
 """
 
-_ARTICLE_JOINS = """
-    articles a
+_ARTICLE_LEFT_JOINS = """
     LEFT JOIN feeds f ON f.id = a.feed_id
     LEFT JOIN queue q ON q.article_id = a.id
     LEFT JOIN claims cl ON cl.article_id = a.id
     LEFT JOIN contents c ON c.article_id = a.id
 """
+_ARTICLE_JOINS = "articles a" + _ARTICLE_LEFT_JOINS
 
 # The workers' service order over queue rows q that nobody is cleaning.
 _SERVICE_ORDER = "ORDER BY q.due_at, q.seq"
@@ -247,13 +306,24 @@ class Store:
             rows = await db.execute_fetchall("SELECT id FROM feeds WHERE url = ?", (url,))
             return rows[0]["id"], False
 
-    async def list_feeds(self) -> list[dict[str, Any]]:
+    async def list_feeds(self, *, counts: bool = True) -> list[dict[str, Any]]:
+        """Every feed; with counts, how many articles each has and how many are unread
+        (costs a count per feed: the browse page's feed filter asks without)."""
+        if not counts:
+            return await self._all("SELECT f.* FROM feeds f ORDER BY lower(f.title), f.id")
         return await self._all(
             """
-            SELECT f.*, (SELECT count(*) FROM articles a WHERE a.feed_id = f.id) AS articles
+            SELECT f.*,
+                (SELECT count(*) FROM articles a WHERE a.feed_id = f.id) AS articles,
+                (SELECT count(*) FROM articles a WHERE a.feed_id = f.id AND a.read_at IS NULL) AS unread
             FROM feeds f ORDER BY lower(f.title), f.id
             """
         )
+
+    async def rename_feed(self, feed_id: int, title: str) -> bool:
+        async with self._transaction() as db:
+            cur = await db.execute("UPDATE feeds SET title = ? WHERE id = ?", (title, feed_id))
+            return cur.rowcount > 0
 
     async def get_feed(self, feed_id: int) -> dict[str, Any] | None:
         return await self._one("SELECT * FROM feeds WHERE id = ?", (feed_id,))
@@ -297,17 +367,17 @@ class Store:
             before = (await db.execute_fetchall(count, (feed_id,)))[0]["n"]
             await db.executemany(
                 """
-                INSERT INTO articles (feed_id, guid, url, title, summary, author, published,
-                                      sort_at, added_at)
-                VALUES (:feed_id, :guid, :url, :title, :summary, :author, :published,
+                INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
+                                      published, sort_at, added_at)
+                VALUES (:feed_id, :guid, :url, :title, :summary, :summary_text, :author, :published,
                         coalesce(:published, :now), :now)
                 ON CONFLICT (feed_id, guid) DO UPDATE SET
                     title = excluded.title, summary = excluded.summary, url = excluded.url,
-                    author = excluded.author
+                    author = excluded.author, summary_text = excluded.summary_text
                 WHERE (title, summary, url, coalesce(author, ''))
                    IS NOT (excluded.title, excluded.summary, excluded.url, coalesce(excluded.author, ''))
                 """,
-                [dict(e, feed_id=feed_id, now=now) for e in entries],
+                [{"summary_text": "", **e, "feed_id": feed_id, "now": now} for e in entries],
             )
             after = (await db.execute_fetchall(count, (feed_id,)))[0]["n"]
             return after - before
@@ -344,6 +414,8 @@ class Store:
         feed_id: int | None = None,
         before: int | None = None,
         ids: Sequence[int] | None = None,
+        unread: bool = False,
+        starred: bool = False,
         limit: int = 50,
     ) -> list[dict[str, Any]]:
         """Newest first. `before` is an article id: the page starts right after it
@@ -364,6 +436,10 @@ class Store:
         if state is not None:
             where.append(f"({_STATE}) = :state")
             params["state"] = state
+        if unread:
+            where.append("a.read_at IS NULL")
+        if starred:
+            where.append("a.starred_at IS NOT NULL")
         sql = f"SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -404,6 +480,58 @@ class Store:
             {"due": article["due_at"], "seq": article["queue_seq"], "now": now},
         )
         return row["ahead"] + 1
+
+    async def mark_read(self, article_id: int, read: bool = True) -> bool:
+        async with self._transaction() as db:
+            cur = await db.execute(
+                "UPDATE articles SET read_at = CASE WHEN :read THEN coalesce(read_at, :now) END WHERE id = :id",
+                {"read": read, "now": time.time(), "id": article_id},
+            )
+            return cur.rowcount > 0
+
+    async def star(self, article_id: int, starred: bool = True) -> bool:
+        async with self._transaction() as db:
+            cur = await db.execute(
+                "UPDATE articles SET starred_at = CASE WHEN :starred THEN coalesce(starred_at, :now) END"
+                " WHERE id = :id",
+                {"starred": starred, "now": time.time(), "id": article_id},
+            )
+            return cur.rowcount > 0
+
+    async def save_link(self, url: str, title: str | None = None) -> tuple[int, bool]:
+        """Save any link as an article (no feed). Returns (article id, created); saving the
+        same link twice gives the same article. Nothing is fetched: that takes a tap."""
+        now = time.time()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "SELECT id FROM articles WHERE feed_id IS NULL AND url = ?", (url,)
+            )
+            if rows:
+                return rows[0]["id"], False
+            rows = await db.execute_fetchall(
+                "INSERT INTO articles (feed_id, guid, url, title, sort_at, added_at)"
+                " VALUES (NULL, :url, :url, :title, :now, :now) RETURNING id",
+                {"url": url, "title": title or url, "now": now},
+            )
+            return rows[0]["id"], True
+
+    async def search(self, query: str, *, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        """Full-text search, best match first, each with a snippet whose matches are
+        wrapped in \x02 ... \x03 (the caller escapes the text and turns those into marks).
+        `query` is an FTS5 query: build it with `fts_query`."""
+        now = time.time()
+        articles = await self._all(
+            f"""
+            SELECT {_ARTICLE_COLUMNS},
+                   snippet(search, -1, char(2), char(3), '…', 16) AS snippet
+            FROM search JOIN articles a ON a.id = search.rowid {_ARTICLE_LEFT_JOINS}
+            WHERE search MATCH :query
+            ORDER BY bm25(search, 8.0, 2.0, 1.0), a.sort_at DESC
+            LIMIT :limit OFFSET :offset
+            """,
+            {"query": query, "now": now, "limit": limit, "offset": offset},
+        )
+        return await self._with_positions(articles, now)
 
     # -- the queue: filled only by taps ------------------------------------------
 
@@ -522,20 +650,33 @@ class Store:
                 """,
                 {**content, "article_id": run.article_id, "now": time.time()},
             )
+            # A saved link knows only its URL until its page is read: take the page's title.
             await db.execute(
-                "UPDATE articles SET error = NULL, failed_at = NULL WHERE id = ?", (run.article_id,)
+                """
+                UPDATE articles SET error = NULL, failed_at = NULL,
+                    title = CASE WHEN feed_id IS NULL AND title = url AND :title IS NOT NULL
+                                 THEN :title ELSE title END
+                WHERE id = :id
+                """,
+                {"id": run.article_id, "title": content.get("title")},
             )
             await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
             await _finish(db, run, "cached", None)
 
     async def store_failed(self, run: Run, error: str) -> None:
-        """Record why extraction failed. Whatever good content exists stays untouched."""
+        """Record why extraction failed. Whatever good content exists stays untouched. A
+        run that no longer holds the claim (it expired and passed on) only closes its
+        ledger row: the article's state belongs to the new holder."""
         async with self._transaction() as db:
-            await db.execute(
-                "UPDATE articles SET error = ?, failed_at = ? WHERE id = ?",
-                (error, time.time(), run.article_id),
+            holds = await db.execute_fetchall(
+                "SELECT 1 FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id)
             )
-            await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
+            if holds:
+                await db.execute(
+                    "UPDATE articles SET error = ?, failed_at = ? WHERE id = ?",
+                    (error, time.time(), run.article_id),
+                )
+                await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
             await _finish(db, run, "failed", error)
 
     async def get_content(self, article_id: int) -> dict[str, Any] | None:
@@ -640,8 +781,7 @@ async def _migrate(db: aiosqlite.Connection) -> None:
     for step in range(version, len(MIGRATIONS)):
         await db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _statements(MIGRATIONS[step]):
-                await db.execute(statement)
+            await MIGRATIONS[step](db)
             await db.execute(f"PRAGMA user_version = {step + 1}")
         except BaseException:
             await db.execute("ROLLBACK")
@@ -659,3 +799,15 @@ def _statements(script: str) -> list[str]:
             statements.append(candidate.strip())
             current = []
     return [s for s in statements if s and s != ";"]
+
+
+def fts_query(text: str) -> str:
+    """Turn what a person typed into a safe FTS5 query: "quoted phrases" stay phrases,
+    every other word must appear, and no character can be FTS5 syntax. Empty if nothing
+    searchable is left."""
+    terms = []
+    for phrase, word in re.findall(r'"([^"]*)"|(\S+)', text):
+        term = (phrase or word).replace('"', " ").strip()
+        if re.search(r"\w", term):
+            terms.append('"' + term + '"')
+    return " ".join(terms)
