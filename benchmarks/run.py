@@ -1,0 +1,57 @@
+"""Run every benchmark, print one Markdown table, and (with --write) put it into
+benchmarks/README.md between the RESULTS markers with the machine, date and command.
+
+    python -m benchmarks            # or: python benchmarks/run.py
+    python -m benchmarks --write    # also update benchmarks/README.md
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import sys
+import time
+import traceback
+from pathlib import Path
+
+if __package__ in (None, ""):  # python benchmarks/run.py
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    __package__ = "benchmarks"
+
+from benchmarks.common import BENCH_DIR, Row, machine, table  # noqa: E402
+
+ORDER = ["open_ready", "browse_scale", "browse_under_load", "clean_cpu", "open_storm", "feeds_peer", "memory",
+         "take_throughput"]
+START, END = "<!-- RESULTS START -->", "<!-- RESULTS END -->"
+
+
+def main(argv: list[str]) -> int:
+    write = "--write" in argv
+    only = [a for a in argv if not a.startswith("-")]
+    rows: list[Row] = []
+    started = time.monotonic()
+    for name in only or ORDER:
+        t = time.monotonic()
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        try:
+            rows += importlib.import_module(f"benchmarks.{name}").run()
+        except Exception as exc:  # one broken benchmark must not hide the others
+            traceback.print_exc()
+            rows.append(Row("?", name, f"error: {type(exc).__name__}: {str(exc)[:200]}", "", "failed"))
+        print(f"  {name}: {time.monotonic() - t:.0f} s", file=sys.stderr, flush=True)
+    total = time.monotonic() - started
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    command = "python -m benchmarks" + (" " + " ".join(argv) if argv else "")
+    report = (f"Run {stamp} on {machine()}, with `{command}` ({total:.0f} s in all).\n\n" + table(rows))
+    print(report)
+    if write:
+        readme = BENCH_DIR / "README.md"
+        text = readme.read_text()
+        head, rest = text.split(START, 1)
+        _, tail = rest.split(END, 1)
+        readme.write_text(f"{head}{START}\n{report}\n{END}{tail}")
+    return 1 if any(r.status == "failed" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

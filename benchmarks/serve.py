@@ -1,0 +1,43 @@
+"""reader's own app under uvicorn with the settings `reader serve` uses, plus one extra
+path, /floor, answered by an outer ASGI wrapper with a prepared string (the bytes of
+the file BENCH_FLOOR_FILE, read on first use). The floor is what the same server costs
+when the handler does nothing: benchmark 1 compares GET /articles/{id} against it.
+
+    python -m benchmarks.serve      # settings from READER_* like `reader serve`
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import uvicorn
+from starlette.responses import HTMLResponse
+
+from reader.app import create_app
+from reader.settings import Settings
+
+
+class WithFloor:
+    def __init__(self, app, floor_file: str | None):
+        self.app = app
+        self.floor_file = floor_file
+        self.floor: bytes | None = None
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["path"] == "/floor":
+            if self.floor is None:
+                self.floor = Path(self.floor_file).read_bytes() if self.floor_file else b"floor"
+            return await HTMLResponse(self.floor)(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
+def main() -> None:
+    settings = Settings.from_env()
+    app = WithFloor(create_app(settings), os.environ.get("BENCH_FLOOR_FILE"))
+    # exactly the arguments reader.cli._serve passes (access log included)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", timeout_graceful_shutdown=15)
+
+
+if __name__ == "__main__":
+    main()
