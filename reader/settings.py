@@ -52,8 +52,8 @@ class Settings:
     max_page_bytes: int = _setting(
         "READER_MAX_PAGE_BYTES", 5_000_000, "largest page or feed body accepted, after decompression", int)
     extract_processes: int = _setting(
-        "READER_EXTRACT_PROCESSES", 1,
-        "processes that run extraction off the event loop (0 = a thread, for debugging)", int)
+        "READER_EXTRACT_PROCESSES", min(4, os.cpu_count() or 1),
+        "processes that run extraction and feed parsing off the event loop (0 = a thread, for debugging)", int)
     serve_workers: int = _setting(
         "READER_SERVE_WORKERS", 1,
         "articles the `reader serve` process cleans at once from the queue (0 = leave it to `reader worker`)", int)

@@ -407,6 +407,29 @@ class Store:
             article["position"] = await self._position(article, now)
         return article
 
+    async def reading(self, article_id: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """An article and its cleaned content (None if not cleaned) in one query: opening a
+        ready article costs one read."""
+        now = time.time()
+        article = await self._one(
+            f"""
+            SELECT {_ARTICLE_COLUMNS}, c.title AS c_title, c.author AS c_author,
+                   c.published AS c_published, c.html AS c_html, c.text AS c_text,
+                   c.words AS c_words, c.cleaned_at AS c_cleaned_at
+            FROM {_ARTICLE_JOINS} WHERE a.id = :id
+            """,
+            {"id": article_id, "now": now},
+        )
+        if article is None:
+            return None, None
+        content = {key[2:]: article.pop(key) for key in list(article) if key.startswith("c_")}
+        if content["html"] is None:
+            content = None
+        else:
+            content["article_id"] = article_id
+        article["position"] = await self._position(article, now)
+        return article, content
+
     async def list_articles(
         self,
         *,

@@ -100,7 +100,7 @@ async def browse(request: Request) -> Response:
     if more:
         query = {k: v for k, v in (("state", state), ("feed", feed_id)) if v}
         next_page = "/?" + urlencode({**query, "before": articles[-1]["id"]})
-    feeds = await reader.store.list_feeds()
+    feeds = await reader.store.list_feeds(counts=False)  # the filter needs names, not counts
     await add_waits(reader, articles)
     return render(
         request, "browse.html", articles=articles, next_page=next_page, active=_pending(articles), state=state, feed_id=feed_id,
@@ -168,11 +168,15 @@ async def read(request: Request) -> Response:
     """The direct lane: cleaned text now, extracting it if nobody has."""
     reader = reader_of(request)
     article_id = request.path_params["id"]
-    article = await reader.store.get_article(article_id)
+    article, content = await reader.store.reading(article_id)
     if article is None:
         return error_page(request, 404, "no such article")
-    content, error = None, None
-    if article["state"] == "failed":
+    if article["read_at"] is None:  # opening marks it read; later opens write nothing
+        await reader.store.mark_read(article_id)
+    error = None
+    if content is not None:
+        pass
+    elif article["state"] == "failed":
         error = article["error"]  # a retry is a tap, not a side effect of opening
     else:
         try:
