@@ -29,7 +29,6 @@ from .worker import Worker
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent
-SHUTDOWN_GRACE = 10.0  # seconds in-flight extractions get to finish at shutdown
 
 
 @dataclass
@@ -75,7 +74,7 @@ async def running(
     finally:
         if the_worker is not None:
             the_worker.stop()
-        await cleaner.drain(SHUTDOWN_GRACE)
+        await cleaner.drain(settings.shutdown_grace)
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)

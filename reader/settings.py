@@ -54,6 +54,9 @@ class Settings:
     extract_processes: int = _setting(
         "READER_EXTRACT_PROCESSES", min(4, os.cpu_count() or 1),
         "processes that run extraction and feed parsing off the event loop (0 = a thread, for debugging)", int)
+    shutdown_grace: float = _setting(
+        "READER_SHUTDOWN_GRACE", 10.0,
+        "seconds extractions in progress get to finish at shutdown before their claims are handed back", float)
     serve_workers: int = _setting(
         "READER_SERVE_WORKERS", 1,
         "articles the `reader serve` process cleans at once from the queue (0 = leave it to `reader worker`)", int)

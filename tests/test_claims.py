@@ -39,10 +39,11 @@ async def _subscribe(reader, pages, slugs, **route):
 
 
 @contextmanager
-def worker_process(settings, *extra, ttl: float | None = None):
+def worker_process(settings, *extra, ttl: float | None = None, **env_overrides):
     """`reader worker` as a real separate process on the same database file."""
     env = dict(os.environ, READER_ALLOW_PRIVATE_URLS="1", READER_WORKER_INTERVAL="0.05",
-               READER_CLAIM_TTL=str(ttl or settings.claim_ttl), READER_REFRESH_INTERVAL="0")
+               READER_CLAIM_TTL=str(ttl or settings.claim_ttl), READER_REFRESH_INTERVAL="0",
+               READER_RETRY_BACKOFF="0.05", **env_overrides)
     proc = subprocess.Popen(
         [sys.executable, "-m", "reader", "worker", "--db", str(settings.db), *extra],
         env=env, stderr=subprocess.PIPE, text=True,

@@ -1,0 +1,150 @@
+"""Crash safety and graceful shutdown, with real processes: `kill -9` of the server or a
+worker mid-extraction loses no tap and cleans the article exactly once more; SIGTERM lets
+extractions in progress finish within a bound, then hands back what it holds."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+
+from reader.app import running
+from reader.store import Store
+
+from .conftest import free_port, rss, wait_for
+from .test_claims import worker_process
+
+
+async def _library(settings, pages, slugs, **route) -> dict[str, int]:
+    links = {slug: pages.add_article(slug, **route) for slug in slugs}
+    feed = pages.add("/feed.xml", rss([{"title": s, "link": link} for s, link in links.items()]),
+                     headers={"Content-Type": "application/rss+xml"})
+    async with running(settings, worker=False, refresher=False) as reader:
+        from reader.feeds import refresh_feeds
+
+        feed_id, _ = await reader.store.add_feed(feed)
+        await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
+                            max_bytes=10**7, deadline=10)
+        by_url = {a["url"]: a["id"] for a in await reader.store.list_articles(limit=100)}
+    return {slug: by_url[link] for slug, link in links.items()}
+
+
+class Serve:
+    """`reader serve` as a real process."""
+
+    def __init__(self, settings, **env):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        environment = dict(os.environ, READER_ALLOW_PRIVATE_URLS="1", READER_REFRESH_INTERVAL="0",
+                           READER_WORKER_INTERVAL="0.1", READER_CLAIM_TTL=str(settings.claim_ttl),
+                           READER_RETRY_BACKOFF="0.05", **env)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "reader", "serve", "--db", str(settings.db), "--port", str(self.port)],
+            env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+
+    async def ready(self) -> "Serve":
+        async def up():
+            try:
+                async with httpx.AsyncClient() as client:
+                    return (await client.get(self.url + "/api/stats")).status_code == 200
+            except httpx.TransportError:
+                assert self.proc.poll() is None, self.proc.stderr.read()
+                return False
+
+        await wait_for(up, timeout=60, interval=0.1)
+        return self
+
+    def stop(self, sig=signal.SIGTERM) -> str:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            _, err = self.proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, err = self.proc.communicate()
+        return err
+
+
+async def test_the_server_killed_mid_extraction_loses_no_tap_and_cleans_once_more(settings, pages):
+    settings = settings.replace(claim_ttl=1.0)
+    gate = threading.Event()
+    ids = await _library(settings, pages, ["first", "second"], gate=gate)
+    server = await Serve(settings).ready()
+    try:
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            for slug in ("first", "second"):
+                assert (await client.post(f"/api/articles/{ids[slug]}/queue")).status_code == 200
+            await wait_for(lambda: pages.hits["/first.html"] == 1, timeout=20)
+    finally:
+        server.stop(signal.SIGKILL)  # no cleanup: the claim and the queue stay as they were
+    gate.set()
+    async with await Store.open(settings.db) as store:
+        assert [a["article_id"] for a in await store.queue()] == [ids["second"]]
+        assert (await store.get_article(ids["first"]))["state"] in ("cleaning", "queued")
+
+    restarted = await Serve(settings).ready()  # the claim expires and the worker takes over
+    try:
+        async with httpx.AsyncClient(base_url=restarted.url) as client:
+            await wait_for(lambda: _stats(client, cached=2), timeout=30, interval=0.1)
+            stats = (await client.get("/api/stats")).json()
+    finally:
+        err = restarted.stop()
+    assert stats == {"started": 3, "cached": 2, "failed": 0, "abandoned": 1, "running": 0, "queued": 0}
+    assert pages.hits["/first.html"] == 2 and pages.hits["/second.html"] == 1
+    assert "Task was destroyed" not in err and "Traceback" not in err, err
+
+
+async def _stats(client, cached):
+    return (await client.get("/api/stats")).json()["cached"] == cached
+
+
+async def test_sigterm_lets_an_extraction_in_progress_finish_and_keeps_it(settings, pages):
+    gate = threading.Event()
+    ids = await _library(settings, pages, ["finishing"], gate=gate)
+    with worker_process(settings) as proc:
+        async with await Store.open(settings.db) as store:
+            await store.enqueue(ids["finishing"])
+        await wait_for(lambda: pages.hits["/finishing.html"] == 1, timeout=20)
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.sleep(0.3)
+        assert proc.poll() is None  # still finishing what it started
+        gate.set()
+        assert proc.wait(30) == 0
+        output = "".join(proc.lines)
+    async with await Store.open(settings.db) as store:
+        runs = await store.runs(ids["finishing"])
+        assert (await store.get_article(ids["finishing"]))["state"] == "ready"
+        assert await store.capacity() == 0  # the worker signed off
+    assert [r["outcome"] for r in runs] == ["cached"]
+    assert "Task was destroyed" not in output and "Traceback" not in output, output
+
+
+async def test_shutdown_past_the_grace_period_hands_the_claim_back_for_the_next_start(settings, pages):
+    gate = threading.Event()
+    ids = await _library(settings, pages, ["stuck"], gate=gate)
+    settings = settings.replace(claim_ttl=600.0)  # only an explicit release can free it soon
+    async with await Store.open(settings.db) as store:
+        await store.enqueue(ids["stuck"])
+    with worker_process(settings, ttl=600.0, READER_SHUTDOWN_GRACE="1") as proc:
+        await wait_for(lambda: pages.hits["/stuck.html"] == 1, timeout=20)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        output = "".join(proc.lines)
+    assert time.monotonic() - started < 25  # bounded (READER_SHUTDOWN_GRACE is 1 s below)
+    gate.set()
+    async with await Store.open(settings.db) as store:
+        assert await store.claim_holder(ids["stuck"]) is None  # handed back, not left to expire
+        assert [a["article_id"] for a in await store.queue()] == [ids["stuck"]]  # the tap is kept
+    async with running(settings) as reader:  # the next start takes it at once
+        await wait_for(lambda: reader.store.get_content(ids["stuck"]), timeout=20)
+        runs = await reader.store.runs(ids["stuck"])
+    assert [r["outcome"] for r in runs] == ["abandoned", "cached"]
+    assert "Task was destroyed" not in output and "Traceback" not in output, output
