@@ -3,6 +3,9 @@
 The data flow, module by module:
 
     feeds      fetch and parse subscriptions into headlines (never queues anything)
+    discover   subscribe by a feed's or a site's URL (<link rel="alternate">)
+    opml       OPML import and export (no DOCTYPE, no entities)
+    portability  backup (SQLite's backup API), export and import of your library
     web        the browse page and the JSON API; the tap handlers are the only enqueuers
     store      every SQL statement: queue, claims, cleaned content, the ledger
     worker     pulls the oldest queued article itself and cleans it

@@ -133,5 +133,6 @@ async def checked_form(request: Request) -> FormData:
     sent = str(form.get(CSRF_FIELD) or request.headers.get(CSRF_HEADER) or "")
     cookie = request.cookies.get(CSRF_COOKIE, "")
     if not cookie or not hmac.compare_digest(sent.encode(), cookie.encode()):
+        await form.close()  # uploaded files are spooled to disk: let them go now
         raise HTTPException(403, "this form has expired or came from another site: reload the page and try again")
     return form

@@ -10,6 +10,7 @@ import json
 import logging
 import shutil
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -41,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("url")
     sub.add_parser("refresh", parents=[common], help="refresh every feed now")
     sub.add_parser("stats", parents=[common], help="the extraction ledger's counts")
+    _library_parsers(sub, common)
     return parser
 
 
@@ -53,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"reader: {exc}", file=sys.stderr)
         return 2
-    command = {"serve": _serve, "worker": _worker, "add-feed": _add_feed, "refresh": _refresh, "stats": _stats}
+    command = {"serve": _serve, "worker": _worker, "add-feed": _add_feed, "refresh": _refresh, "stats": _stats,
+               **LIBRARY_COMMANDS}
     return command[args.command](settings, args)
 
 
@@ -126,15 +129,30 @@ def _add_feed(settings: Settings, args) -> int:
         return 2
 
     async def add() -> int:
+        from .discover import NoFeedFound, subscribe_with
+
         async with _quiet(settings) as reader:
-            feed_id, created = await reader.store.add_feed(url)
-            [result] = await refresh_feeds(reader.store, reader.client, reader.pool,
-                                           [await reader.store.get_feed(feed_id)],
-                                           max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout)
-            if result.error:
-                print(f"feed {feed_id} added, but fetching it failed: {result.error}", file=sys.stderr)
+            # a feed's URL or a site's (its feed is discovered); a new feed is fetched by
+            # subscribing, one already there is refreshed now
+            try:
+                subscription = await subscribe_with(reader, url)
+            except NoFeedFound as exc:
+                print(f"reader: {exc}", file=sys.stderr)
                 return 1
-            print(f"feed {feed_id}: {'added' if created else 'already subscribed'}, {result.new} new articles")
+            feed_id, created = subscription.feed_id, subscription.created
+            new = None
+            if not created:
+                [result] = await refresh_feeds(reader.store, reader.client, reader.pool,
+                                               [await reader.store.get_feed(feed_id)],
+                                               max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout)
+                new = result.new
+            feed = next(f for f in await reader.store.list_feeds() if f["id"] == feed_id)
+            if feed["error"]:
+                print(f"feed {feed_id} added, but fetching it failed: {feed['error']}", file=sys.stderr)
+                return 1
+            found = f" (found on {url})" if subscription.discovered else ""
+            count = f"{new} new articles" if new is not None else f"{feed['articles']} articles"
+            print(f"feed {feed_id}: {'added' if created else 'already subscribed'}{found}, {count}")
             return 0
 
     return asyncio.run(add())
@@ -164,3 +182,144 @@ def _stats(settings: Settings, args) -> int:
         return 0
 
     return asyncio.run(stats())
+
+
+# -- the library and your data: save, OPML, backup, export, import ---------------------------
+
+
+def _library_parsers(sub, common) -> None:
+    save = sub.add_parser("save", parents=[common], help="save any link for later (queues nothing)")
+    save.add_argument("url")
+    save.add_argument("--title", help="a title until the page is cleaned (default: the URL)")
+    opml_in = sub.add_parser("import-opml", parents=[common], help="subscribe to the feeds in an OPML file")
+    opml_in.add_argument("file", type=Path)
+    opml_in.add_argument("--no-refresh", action="store_true", help="subscribe only; let the refresher fetch them")
+    sub.add_parser("export-opml", parents=[common], help="write your feeds as OPML to stdout")
+    backup = sub.add_parser("backup", parents=[common], help="a consistent copy of the database, safe while it runs")
+    backup.add_argument("path", type=Path, help="file to write (or a directory to put a dated copy in)")
+    export = sub.add_parser("export", parents=[common],
+                            help="feeds as OPML, saved, starred and cleaned articles as JSON")
+    export.add_argument("--out", type=Path, default=Path("reader-export"),
+                        help="a directory (feeds.opml + articles.json) or a FILE.json (default ./reader-export)")
+    imp = sub.add_parser("import", parents=[common], help="bring back an export (or OPML); importing twice is harmless")
+    imp.add_argument("files", type=Path, nargs="+", help="export files or directories, OPML files")
+
+
+def _save(settings: Settings, args) -> int:
+    from .api import ApiError, valid_url
+    from .store import Store
+
+    try:
+        url = valid_url(args.url)
+    except ApiError as exc:
+        print(f"reader: {exc.message}", file=sys.stderr)
+        return 2
+
+    async def save() -> int:
+        async with await Store.open(settings.db) as store:
+            article_id, created = await store.save_link(url, args.title)
+        print(f"article {article_id}: {'saved' if created else 'already saved'}")
+        return 0
+
+    return asyncio.run(save())
+
+
+def _import_opml(settings: Settings, args) -> int:
+    from .feeds import refresh_feeds
+    from .opml import OpmlError, import_opml
+
+    try:
+        data = args.file.read_bytes()
+    except OSError as exc:
+        print(f"reader: {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+    async def run() -> int:
+        async with _quiet(settings) as reader:
+            try:
+                result = await import_opml(reader.store, data)
+            except OpmlError as exc:
+                print(f"reader: {args.file}: {exc}", file=sys.stderr)
+                return 1
+            print(f"{args.file}: {result.summary()}")
+            for url in result.skipped:
+                print(f"  skipped {url}", file=sys.stderr)
+            if result.added and not args.no_refresh:
+                added = set(result.added)
+                feeds = [f for f in await reader.store.list_feeds(counts=False) if f["id"] in added]
+                results = await refresh_feeds(reader.store, reader.client, reader.pool, feeds,
+                                              max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout)
+                failed = [r for r in results if r.error]
+                print(f"fetched {len(results) - len(failed)} of {len(results)} new feeds")
+                for r in failed:
+                    print(f"  {r.url}: {r.error}", file=sys.stderr)
+            return 0
+
+    return asyncio.run(run())
+
+
+def _export_opml(settings: Settings, args) -> int:
+    from .opml import export_opml
+    from .store import Store
+
+    async def run() -> bytes:
+        async with await Store.open(settings.db) as store:
+            return await export_opml(store)
+
+    sys.stdout.buffer.write(asyncio.run(run()))
+    sys.stdout.flush()
+    return 0
+
+
+def _backup(settings: Settings, args) -> int:
+    from .portability import PortabilityError, backup
+
+    try:
+        written = asyncio.run(backup(settings.db, args.path))
+    except (PortabilityError, OSError, sqlite3.Error) as exc:
+        print(f"reader: backup failed: {exc}", file=sys.stderr)
+        return 1
+    print(f"backed up {settings.db} to {written}")
+    return 0
+
+
+def _export(settings: Settings, args) -> int:
+    from .portability import PortabilityError, export
+    from .store import Store
+
+    async def run() -> list[Path]:
+        async with await Store.open(settings.db) as store:
+            return await export(store, args.out)
+
+    try:
+        written = asyncio.run(run())
+    except (PortabilityError, OSError) as exc:
+        print(f"reader: export failed: {exc}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def _import(settings: Settings, args) -> int:
+    from .portability import PortabilityError, import_files
+    from .store import Store
+
+    async def run() -> dict[str, int]:
+        async with await Store.open(settings.db) as store:
+            return await import_files(store, args.files)
+
+    try:
+        counts = asyncio.run(run())
+    except (PortabilityError, OSError) as exc:
+        print(f"reader: import failed: {exc}", file=sys.stderr)
+        return 1
+    print(", ".join(f"{n} {what}" for what, n in (
+        ("new feeds", counts["feeds"]), ("new articles", counts["articles"]),
+        ("cleaned texts", counts["contents"]), ("read/starred states", counts["states"]),
+        ("skipped records", counts["skipped"]))))
+    return 0
+
+
+LIBRARY_COMMANDS = {"save": _save, "import-opml": _import_opml, "export-opml": _export_opml,
+                    "backup": _backup, "export": _export, "import": _import}

@@ -355,7 +355,9 @@ class Store:
         async with self._transaction() as db:
             await db.execute(
                 """
-                UPDATE feeds SET title = coalesce(nullif(:title, ''), title),
+                -- a title once set (by the first fetch, a rename or an OPML import) is the
+                -- person's: later fetches do not overwrite it
+                UPDATE feeds SET title = CASE WHEN title = '' THEN coalesce(:title, '') ELSE title END,
                     site_url = coalesce(:site_url, site_url), etag = :etag,
                     last_modified = :last_modified, refreshed_at = :now, error = NULL
                 WHERE id = :id
@@ -754,6 +756,125 @@ class Store:
         if article_id is None:
             return await self._all("SELECT * FROM runs ORDER BY id")
         return await self._all("SELECT * FROM runs WHERE article_id = ? ORDER BY id", (article_id,))
+
+    # -- library and portability: subscriptions in bulk, export and import ------------------
+    # (reader/discover.py, reader/opml.py, reader/portability.py)
+
+    async def feed_by_url(self, url: str) -> dict[str, Any] | None:
+        return await self._one("SELECT * FROM feeds WHERE url = ?", (url,))
+
+    async def subscribe_many(self, feeds: Sequence[dict[str, Any]]) -> list[tuple[int, bool]]:
+        """Subscribe to many feeds ({url, title, site_url}) in one transaction; returns
+        (feed id, created) for each. Existing subscriptions are left exactly as they are."""
+        now = time.time()
+        results = []
+        async with self._transaction() as db:
+            for feed in feeds:
+                rows = await db.execute_fetchall(
+                    "INSERT INTO feeds (url, title, site_url, added_at) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (url) DO NOTHING RETURNING id",
+                    (feed["url"], feed.get("title") or "", feed.get("site_url"), now),
+                )
+                if rows:
+                    results.append((rows[0]["id"], True))
+                else:
+                    rows = await db.execute_fetchall("SELECT id FROM feeds WHERE url = ?", (feed["url"],))
+                    results.append((rows[0]["id"], False))
+        return results
+
+    async def export_articles(self) -> list[dict[str, Any]]:
+        """What an export keeps: saved links, starred articles and every cleaned article,
+        with its feed's URL, its reading state and its cleaned content (c_* columns)."""
+        return await self._all(
+            """
+            SELECT a.id, a.guid, a.url, a.title, a.summary, a.summary_text, a.author, a.published,
+                   a.sort_at, a.added_at, a.read_at, a.starred_at,
+                   f.url AS feed_url, f.title AS feed_title,
+                   c.article_id IS NOT NULL AS cleaned, c.title AS c_title, c.author AS c_author,
+                   c.published AS c_published, c.html AS c_html, c.text AS c_text, c.words AS c_words,
+                   c.cleaned_at AS c_cleaned_at
+            FROM articles a
+            LEFT JOIN feeds f ON f.id = a.feed_id
+            LEFT JOIN contents c ON c.article_id = a.id
+            WHERE a.feed_id IS NULL OR a.starred_at IS NOT NULL OR c.article_id IS NOT NULL
+            ORDER BY a.id
+            """
+        )
+
+    async def import_articles(self, records: Sequence[dict[str, Any]]) -> dict[str, int]:
+        """Bring exported articles back, in one transaction, idempotently: an article is
+        found by (feed URL, guid), a saved link by its URL; missing ones are inserted,
+        existing ones only gain what they lack (a read or starred time, cleaned content).
+        Nothing that is already there is overwritten, so importing twice changes nothing.
+        Records are validated and sanitized by the caller (portability.py)."""
+        counts = {"articles": 0, "contents": 0, "states": 0, "feeds": 0}
+        now = time.time()
+        async with self._transaction() as db:
+            for r in records:
+                feed_id = None
+                if r.get("feed_url"):
+                    rows = await db.execute_fetchall(
+                        "INSERT INTO feeds (url, title, added_at) VALUES (?, ?, ?)"
+                        " ON CONFLICT (url) DO NOTHING RETURNING id",
+                        (r["feed_url"], r.get("feed_title") or "", now),
+                    )
+                    if rows:
+                        counts["feeds"] += 1
+                        feed_id = rows[0]["id"]
+                    else:
+                        feed_id = (await db.execute_fetchall(
+                            "SELECT id FROM feeds WHERE url = ?", (r["feed_url"],)))[0]["id"]
+                    rows = await db.execute_fetchall(
+                        "SELECT id FROM articles WHERE feed_id = ? AND guid = ?", (feed_id, r["guid"]))
+                else:
+                    rows = await db.execute_fetchall(
+                        "SELECT id FROM articles WHERE feed_id IS NULL AND url = ?", (r["url"],))
+                if rows:
+                    article_id = rows[0]["id"]
+                    cur = await db.execute(
+                        """
+                        UPDATE articles SET read_at = coalesce(read_at, :read_at),
+                                            starred_at = coalesce(starred_at, :starred_at)
+                        WHERE id = :id AND ((read_at IS NULL AND :read_at IS NOT NULL)
+                                            OR (starred_at IS NULL AND :starred_at IS NOT NULL))
+                        """,
+                        {"id": article_id, "read_at": r.get("read_at"), "starred_at": r.get("starred_at")},
+                    )
+                    counts["states"] += cur.rowcount > 0
+                else:
+                    rows = await db.execute_fetchall(
+                        """
+                        INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
+                                              published, sort_at, added_at, read_at, starred_at)
+                        VALUES (:feed_id, :guid, :url, :title, :summary, :summary_text, :author,
+                                :published, :sort_at, :added_at, :read_at, :starred_at)
+                        RETURNING id
+                        """,
+                        {**{k: r.get(k) for k in ("url", "title", "summary", "summary_text", "author",
+                                                  "published", "read_at", "starred_at")},
+                         "feed_id": feed_id, "guid": r.get("guid") or r["url"],
+                         "sort_at": r.get("sort_at") or r.get("published") or now,
+                         "added_at": r.get("added_at") or now},
+                    )
+                    article_id = rows[0]["id"]
+                    counts["articles"] += 1
+                content = r.get("content")
+                if content:
+                    rows = await db.execute_fetchall(
+                        """
+                        INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
+                        VALUES (:article_id, :title, :author, :published, :html, :text, :words, :cleaned_at)
+                        ON CONFLICT (article_id) DO NOTHING RETURNING article_id
+                        """,
+                        {**content, "article_id": article_id, "cleaned_at": content.get("cleaned_at") or now},
+                    )
+                    if rows:
+                        counts["contents"] += 1
+                        # cleaned now: out of the line, any old error gone (as store_cleaned does)
+                        await db.execute("DELETE FROM queue WHERE article_id = ?", (article_id,))
+                        await db.execute(
+                            "UPDATE articles SET error = NULL, failed_at = NULL WHERE id = ?", (article_id,))
+        return counts
 
 
 async def _claim_in(

@@ -1,0 +1,168 @@
+"""OPML in and out: move subscriptions from and to other readers.
+
+Reading: folders (an outline holding outlines) are flattened; every outline with an
+`xmlUrl` is a feed, wherever it sits. A file with a DOCTYPE or an ENTITY declaration is
+refused before it is parsed: OPML never needs one, and entity expansion ("billion
+laughs") and external entities are how XML files attack their readers. The check runs
+in expat itself (which sees through any encoding), so nothing is ever expanded.
+
+Writing: one flat list of `<outline type="rss">` with text, title, xmlUrl and htmlUrl.
+"""
+
+from __future__ import annotations
+
+import datetime
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+from xml.parsers import expat
+
+MAX_OPML_BYTES = 10_000_000
+
+
+class OpmlError(Exception):
+    """The file is not an OPML file reader will read; the message says why."""
+
+
+@dataclass
+class OpmlFeed:
+    url: str
+    title: str = ""
+    site_url: str | None = None
+
+
+@dataclass
+class ImportResult:
+    added: list[int] = field(default_factory=list)  # ids of feeds newly subscribed
+    existing: int = 0  # already subscribed
+    skipped: list[str] = field(default_factory=list)  # xmlUrls that are not http(s) URLs
+
+    def summary(self) -> str:
+        text = f"{len(self.added)} new feeds, {self.existing} already subscribed"
+        if self.skipped:
+            text += f", {len(self.skipped)} skipped (not http or https URLs)"
+        return text
+
+
+class _Refused(Exception):
+    pass
+
+
+def _refuse(*_args: Any) -> None:
+    raise _Refused
+
+
+def _check_no_declarations(data: bytes) -> None:
+    """Let expat read the whole file with every declaration handler set to refuse."""
+    parser = expat.ParserCreate()
+    parser.StartDoctypeDeclHandler = _refuse
+    parser.EntityDeclHandler = _refuse
+    parser.UnparsedEntityDeclHandler = _refuse
+    parser.ExternalEntityRefHandler = _refuse
+    try:
+        parser.Parse(data, True)
+    except _Refused:
+        raise OpmlError(
+            "refused: the file declares a DOCTYPE or entities, which OPML never needs"
+            " (entity expansion is a known attack on XML readers)"
+        ) from None
+    except expat.ExpatError as exc:
+        raise OpmlError(f"not an OPML file (not well-formed XML: {expat.ErrorString(exc.code)},"
+                        f" line {exc.lineno})") from None
+
+
+def _local(tag: Any) -> str:
+    return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
+
+
+def _attr(element: ET.Element, name: str) -> str:
+    """Attribute by name, any case (xmlUrl, xmlURL, xmlurl all appear in the wild)."""
+    for key, value in element.attrib.items():
+        if _local(key) == name.lower():
+            return (value or "").strip()
+    return ""
+
+
+def _http(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+
+
+def parse_opml(data: bytes) -> tuple[list[OpmlFeed], list[str]]:
+    """The feeds of an OPML file, flattened and deduplicated by URL in file order, and
+    the xmlUrls skipped because they are not http(s) URLs. Raises OpmlError."""
+    if len(data) > MAX_OPML_BYTES:
+        raise OpmlError(f"the file is larger than {MAX_OPML_BYTES // 1_000_000} MB")
+    if not data.strip():
+        raise OpmlError("not an OPML file (the file is empty)")
+    _check_no_declarations(data)
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:  # expat accepted it above; kept for safety
+        raise OpmlError(f"not an OPML file (not well-formed XML: {exc})") from None
+    if _local(root.tag) != "opml":
+        raise OpmlError(f"not an OPML file (its root element is <{_local(root.tag)}>, not <opml>)")
+    body = next((child for child in root if _local(child.tag) == "body"), None)
+    if body is None:
+        raise OpmlError("not an OPML file (it has no <body>)")
+    feeds: list[OpmlFeed] = []
+    seen: set[str] = set()
+    skipped: list[str] = []
+    for outline in body.iter():
+        if _local(outline.tag) != "outline":
+            continue
+        url = _attr(outline, "xmlUrl")
+        if not url:
+            continue  # a folder, or a plain outline
+        if not _http(url):
+            skipped.append(url[:200])
+            continue
+        if url in seen:
+            continue
+        seen.add(url)
+        site = _attr(outline, "htmlUrl")
+        title = (_attr(outline, "title") or _attr(outline, "text"))[:500]
+        feeds.append(OpmlFeed(url=url, title="" if title == url else title,  # no name: the feed's own
+                              site_url=site if _http(site) else None))
+    return feeds, skipped
+
+
+def build_opml(feeds: list[dict[str, Any]], title: str = "reader subscriptions") -> bytes:
+    """An OPML 2.0 document of the feeds (dicts with url, title, site_url)."""
+    root = ET.Element("opml", version="2.0")
+    head = ET.SubElement(root, "head")
+    ET.SubElement(head, "title").text = title
+    ET.SubElement(head, "dateCreated").text = datetime.datetime.now(datetime.UTC).strftime(
+        "%a, %d %b %Y %H:%M:%S GMT")
+    body = ET.SubElement(root, "body")
+    for feed in feeds:
+        name = feed.get("title") or feed["url"]
+        attributes = {"type": "rss", "text": name, "title": name, "xmlUrl": feed["url"]}
+        if feed.get("site_url"):
+            attributes["htmlUrl"] = feed["site_url"]
+        ET.SubElement(body, "outline", attributes)
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+async def import_opml(store, data: bytes) -> ImportResult:
+    """Subscribe to every feed in the file (deduplicated by URL), fetching nothing: the
+    caller decides whether to refresh the new ones now or leave them to the refresher."""
+    feeds, skipped = parse_opml(data)
+    result = ImportResult(skipped=skipped)
+    for feed_id, created in await store.subscribe_many(
+        [{"url": f.url, "title": f.title, "site_url": f.site_url} for f in feeds]
+    ):
+        if created:
+            result.added.append(feed_id)
+        else:
+            result.existing += 1
+    return result
+
+
+async def export_opml(store) -> bytes:
+    return build_opml(await store.list_feeds(counts=False))

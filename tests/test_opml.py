@@ -1,0 +1,240 @@
+"""OPML in and out: a file exported by another reader (nested folders) comes in, goes out,
+and comes back into a fresh database as the same feeds; hostile and wrong files are
+refused with a clear message. Through the store, the feeds page and the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from reader.opml import OpmlError, build_opml, parse_opml
+from reader.store import Store
+
+from .conftest import app_client, rss
+
+RSS = {"Content-Type": "application/rss+xml"}
+
+# What Feedly and Inoreader write: a head with a title, folders as outlines with only
+# text/title, feeds as outlines with type, xmlUrl and htmlUrl, one folder inside another,
+# a feed listed in two folders, and a feed outside any folder.
+FOREIGN_OPML = """<?xml version="1.0" encoding="UTF-8"?>
+<opml version="1.0">
+  <head>
+    <title>Ann subscriptions in Inoreader</title>
+    <dateCreated>Sat, 28 Nov 2026 09:14:03 +0000</dateCreated>
+  </head>
+  <body>
+    <outline text="Tech" title="Tech">
+      <outline type="rss" text="LWN.net" title="LWN.net" xmlUrl="https://lwn.net/headlines/rss" htmlUrl="https://lwn.net/"/>
+      <outline type="rss" text="Julia Evans" title="Julia Evans" xmlUrl="https://jvns.ca/atom.xml" htmlUrl="https://jvns.ca/"/>
+      <outline text="Databases" title="Databases">
+        <outline type="rss" text="SQLite News" title="SQLite News" xmlUrl="https://sqlite.org/news.rss" htmlUrl="https://sqlite.org/"/>
+        <outline type="rss" text="Use The Index, Luke" title="Use The Index, Luke" xmlUrl="https://use-the-index-luke.com/blog/feed" htmlUrl="https://use-the-index-luke.com/"/>
+      </outline>
+    </outline>
+    <outline text="Reading" title="Reading">
+      <outline type="rss" text="Julia Evans" title="Julia Evans" xmlUrl="https://jvns.ca/atom.xml" htmlUrl="https://jvns.ca/"/>
+      <outline type="rss" text="Butterick &amp; Co" xmlURL="https://practicaltypography.com/feed.xml"/>
+    </outline>
+    <outline type="rss" text="Loose feed" title="Loose feed" xmlUrl="http://example.org/loose.xml"/>
+    <outline type="rss" text="A podcast link" title="A podcast link" xmlUrl="feed://example.org/podcast"/>
+  </body>
+</opml>
+"""
+FOREIGN_FEEDS = {
+    "https://lwn.net/headlines/rss": ("LWN.net", "https://lwn.net/"),
+    "https://jvns.ca/atom.xml": ("Julia Evans", "https://jvns.ca/"),
+    "https://sqlite.org/news.rss": ("SQLite News", "https://sqlite.org/"),
+    "https://use-the-index-luke.com/blog/feed": ("Use The Index, Luke", "https://use-the-index-luke.com/"),
+    "https://practicaltypography.com/feed.xml": ("Butterick & Co", None),
+    "http://example.org/loose.xml": ("Loose feed", None),
+}
+
+LAUGHS = '<?xml version="1.0"?>\n<!DOCTYPE opml [<!ENTITY lol0 "lol">' + "".join(
+    f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10}">' for i in range(1, 10)
+) + ']>\n<opml version="2.0"><head><title>&lol9;</title></head><body>' \
+    '<outline type="rss" text="&lol9;" xmlUrl="https://example.org/feed"/></body></opml>'
+
+
+async def run_cli(db, *args: str) -> tuple[int, str, str]:
+    env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0"}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "reader", *args, "--db", str(db), env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    return process.returncode, out.decode(), err.decode()
+
+
+async def feeds_in(db) -> dict[str, tuple[str, str | None]]:
+    async with await Store.open(db) as store:
+        return {f["url"]: (f["title"], f["site_url"]) for f in await store.list_feeds(counts=False)}
+
+
+# -- parsing ---------------------------------------------------------------------------------------
+
+
+def test_nested_folders_flatten_into_feeds_deduplicated_with_bad_urls_skipped():
+    feeds, skipped = parse_opml(FOREIGN_OPML.encode())
+    assert {f.url: (f.title, f.site_url) for f in feeds} == FOREIGN_FEEDS
+    assert [f.url for f in feeds][:2] == ["https://lwn.net/headlines/rss", "https://jvns.ca/atom.xml"]
+    assert skipped == ["feed://example.org/podcast"]
+
+
+def test_exported_opml_is_valid_and_reads_back_the_same():
+    feeds = [{"url": u, "title": t, "site_url": s} for u, (t, s) in FOREIGN_FEEDS.items()]
+    data = build_opml(feeds)
+    root = ET.fromstring(data)
+    assert root.tag == "opml" and root.get("version") == "2.0"
+    assert root.find("head/title").text == "reader subscriptions"
+    outlines = root.findall("body/outline")
+    assert all(o.get("type") == "rss" and o.get("xmlUrl") and o.get("text") for o in outlines)
+    back, skipped = parse_opml(data)
+    assert {f.url: (f.title, f.site_url) for f in back} == FOREIGN_FEEDS and skipped == []
+
+
+@pytest.mark.parametrize("data", [
+    LAUGHS.encode(),
+    b'<?xml version="1.0"?><!DOCTYPE opml SYSTEM "http://127.0.0.1:9/opml.dtd"><opml><body/></opml>',
+    b'<?xml version="1.0"?><!DOCTYPE opml [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+    b'<opml><body><outline text="&x;" xmlUrl="https://e.org/f"/></body></opml>',
+    # the same declaration hidden from a byte search by another encoding
+    '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE opml [<!ENTITY a "b">]><opml><body/></opml>'.encode("utf-16"),
+])
+def test_doctype_and_entity_declarations_are_refused_before_anything_expands(data):
+    with pytest.raises(OpmlError, match=r"^refused: the file declares a DOCTYPE or entities"):
+        parse_opml(data)
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"", "not an OPML file (the file is empty)"),
+    (b"Name,URL\nLWN,https://lwn.net/headlines/rss\n", "not an OPML file (not well-formed XML"),
+    (rss([{"title": "x", "link": "http://e.org/x"}]).encode(), "not an OPML file (its root element is <rss>, not <opml>)"),
+    (b'<opml version="2.0"><head><title>t</title></head></opml>', "not an OPML file (it has no <body>)"),
+    (b"<opml><body><outline", "not an OPML file (not well-formed XML"),
+])
+def test_a_file_that_is_not_opml_gets_a_clear_error(data, message):
+    with pytest.raises(OpmlError) as caught:
+        parse_opml(data)
+    assert str(caught.value).startswith(message)
+
+
+# -- the round trip ---------------------------------------------------------------------------------
+
+
+async def test_round_trip_foreign_file_to_export_to_a_fresh_database(tmp_path):
+    foreign = tmp_path / "inoreader.opml"
+    foreign.write_text(FOREIGN_OPML, encoding="utf-8")
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+
+    code, out, err = await run_cli(first, "import-opml", str(foreign), "--no-refresh")
+    assert code == 0, err
+    assert out.startswith(f"{foreign}: 6 new feeds, 0 already subscribed, 1 skipped")
+    assert "skipped feed://example.org/podcast" in err
+    assert await feeds_in(first) == FOREIGN_FEEDS
+
+    code, exported, err = await run_cli(first, "export-opml")
+    assert code == 0, err
+    (tmp_path / "exported.opml").write_text(exported, encoding="utf-8")
+
+    code, out, err = await run_cli(second, "import-opml", str(tmp_path / "exported.opml"), "--no-refresh")
+    assert code == 0, err
+    assert await feeds_in(second) == FOREIGN_FEEDS
+
+    # importing again subscribes nothing twice
+    code, out, err = await run_cli(second, "import-opml", str(foreign), "--no-refresh")
+    assert code == 0 and "0 new feeds, 6 already subscribed" in out
+    assert await feeds_in(second) == FOREIGN_FEEDS
+
+
+async def test_the_cli_refuses_a_bomb_and_a_non_opml_file_and_fetches_new_feeds(tmp_path, pages):
+    db = tmp_path / "reader.db"
+    bomb = tmp_path / "bomb.opml"
+    bomb.write_text(LAUGHS)
+    code, out, err = await run_cli(db, "import-opml", str(bomb))
+    assert code == 1 and "refused: the file declares a DOCTYPE or entities" in err
+    csv = tmp_path / "feeds.csv"
+    csv.write_text("name,url\n")
+    code, out, err = await run_cli(db, "import-opml", str(csv))
+    assert code == 1 and "not an OPML file" in err
+    code, out, err = await run_cli(db, "import-opml", str(tmp_path / "missing.opml"))
+    assert code == 2 and "missing.opml" in err
+    assert await feeds_in(db) == {}
+
+    # without --no-refresh, the new feeds are fetched now
+    url = pages.add("/f.xml", rss([{"title": "One", "link": pages.url("/one.html")}], title="Local"), headers=RSS)
+    local = tmp_path / "local.opml"
+    local.write_bytes(build_opml([{"url": url, "title": "My name for it", "site_url": None}]))
+    code, out, err = await run_cli(db, "import-opml", str(local))
+    assert code == 0, err
+    assert "1 new feeds" in out and "fetched 1 of 1 new feeds" in out
+    async with await Store.open(db) as store:
+        [feed] = await store.list_feeds()
+    assert feed["title"] == "My name for it"  # the name the person chose survives the fetch
+    assert feed["articles"] == 1 and feed["refreshed_at"] is not None
+
+
+# -- the feeds page -----------------------------------------------------------------------------------
+
+
+async def test_uploading_opml_on_the_feeds_page_subscribes_and_fetches_a_few_now(settings, pages):
+    urls = [pages.add(f"/f{i}.xml", rss([{"title": f"Item {i}", "link": pages.url(f"/i{i}.html")}],
+                                         title=f"Feed {i}"), headers=RSS) for i in range(3)]
+    data = build_opml([{"url": u, "title": "", "site_url": None} for u in urls])
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        page = (await client.get("/feeds")).text
+        assert 'enctype="multipart/form-data"' in page and 'action="/feeds/import"' in page
+        assert 'href="/feeds.opml"' in page
+        response = await client.post("/feeds/import", files={"opml": ("subs.opml", data, "text/x-opml")})
+        assert response.status_code == 303
+        page = (await client.get(response.headers["location"])).text
+        assert "Imported 3 new feeds, 0 already subscribed." in page
+        feeds = (await client.get("/api/feeds")).json()["feeds"]
+        assert sorted(f["title"] for f in feeds) == ["Feed 0", "Feed 1", "Feed 2"]
+        assert all(f["articles"] == 1 and f["refreshed_at"] for f in feeds)
+
+        export = await client.get("/feeds.opml")
+        assert export.status_code == 200
+        assert export.headers["content-type"].startswith("text/x-opml")
+        assert "attachment" in export.headers["content-disposition"]
+        back, _ = parse_opml(export.content)
+        assert sorted(f.url for f in back) == sorted(urls)
+
+        again = await client.post("/feeds/import", files={"opml": ("subs.opml", data, "text/x-opml")})
+        assert "Imported 0 new feeds, 3 already subscribed." in (await client.get(again.headers["location"])).text
+        assert all(pages.hits[f"/f{i}.xml"] == 1 for i in range(3))
+
+
+async def test_a_large_upload_is_left_to_the_refresher_and_bad_files_are_refused(settings):
+    many = [{"url": f"https://feeds{i}.reader.invalid/rss", "title": f"Feed {i}", "site_url": None}
+            for i in range(25)]
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        response = await client.post("/feeds/import", files={"opml": ("many.opml", build_opml(many), "text/xml")})
+        assert response.status_code == 303
+        page = (await client.get(response.headers["location"])).text
+        assert "Imported 25 new feeds" in page and "25 feeds will be fetched by the background refresh" in page
+        feeds = (await client.get("/api/feeds")).json()["feeds"]
+        assert len(feeds) == 25 and all(f["refreshed_at"] is None for f in feeds)  # nothing fetched in the request
+        async with await Store.open(settings.db) as store:
+            assert len(await store.feeds_due(0)) == 25  # the refresher's next round takes them
+
+        bomb = await client.post("/feeds/import", files={"opml": ("bomb.opml", LAUGHS.encode(), "text/xml")})
+        assert bomb.status_code == 422 and "refused: the file declares a DOCTYPE or entities" in bomb.text
+        wrong = await client.post("/feeds/import", files={"opml": ("notes.txt", b"just some notes", "text/plain")})
+        assert wrong.status_code == 422 and "notes.txt: not an OPML file" in wrong.text
+        missing = await client.post("/feeds/import", data={"other": "x"})
+        assert missing.status_code == 422 and "choose an OPML file" in missing.text
+        assert len((await client.get("/api/feeds")).json()["feeds"]) == 25
+
+
+async def test_uploading_without_the_csrf_token_is_refused(settings):
+    data = build_opml([{"url": "https://example.org/feed", "title": "x", "site_url": None}])
+    async with app_client(settings.replace(serve_workers=0), csrf=False) as bare:
+        response = await bare.post("/feeds/import", files={"opml": ("subs.opml", data, "text/xml")})
+        assert response.status_code == 403
+    async with await Store.open(settings.db) as store:
+        assert await store.list_feeds() == []
