@@ -4,6 +4,7 @@ Errors are always {"error": "..."} with a fitting status."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -15,8 +16,9 @@ from starlette.routing import Route
 
 from .cleaning import ArticleFailed, UnknownArticle
 from .feeds import refresh_feeds
+from .discover import NoFeedFound, subscribe_with
 from .line import estimate_wait
-from .store import STATES
+from .store import STATES, fts_query
 
 LANES = ("normal", "next")
 MAX_LIMIT = 500
@@ -99,6 +101,8 @@ def article_json(a: dict[str, Any]) -> dict[str, Any]:
         "lane": a.get("lane"),
         "wait_seconds": a.get("wait"),
         "error": a["error"] if a["state"] == "failed" else None,
+        "read": a.get("read_at") is not None,
+        "starred": a.get("starred_at") is not None,
     }
 
 
@@ -137,10 +141,12 @@ async def list_feeds(request: Request) -> Response:
 async def add_feed(request: Request) -> Response:
     reader = reader_of(request)
     url = valid_url((await json_body(request)).get("url"))
-    feed_id, created = await reader.store.add_feed(url)
-    if created:
-        await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
-                            max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
+    # a feed's URL, or a site's: its <link rel="alternate"> feed is found (reader/discover.py)
+    try:
+        subscription = await subscribe_with(reader, url)
+    except NoFeedFound as exc:
+        raise ApiError(422, str(exc)) from None
+    feed_id, created = subscription.feed_id, subscription.created
     # Read the feed back from list_feeds, not get_feed: only list_feeds counts its articles,
     # and without it the documented "articles" field came back null here.
     feed = next((f for f in await reader.store.list_feeds() if f["id"] == feed_id), None)
@@ -170,10 +176,14 @@ async def list_articles(request: Request) -> Response:
     if state is not None and state not in STATES:
         raise ApiError(422, f"state must be one of {', '.join(STATES)}")
     reader = reader_of(request)
+    if request.query_params.get("q") is not None:
+        return await search_articles(request)
     articles = await add_waits(reader, await reader.store.list_articles(
         state=state,
         feed_id=int_param(request, "feed"),
         before=int_param(request, "before"),
+        unread=bool_param(request, "unread"),
+        starred=bool_param(request, "starred"),
         limit=int_param(request, "limit", 50, high=MAX_LIMIT),
     ))
     return JSONResponse({"items": [article_json(a) for a in articles]})
@@ -267,6 +277,31 @@ routes = [
 ]
 
 
+
+# -- the library: save any link (an article without a feed) -------------------------------
+
+
+async def save_article(request: Request) -> Response:
+    """POST /api/articles {"url", "title"?}: 201 saved, 200 saved already, 422 bad URL.
+    Saving queues nothing: that takes a tap."""
+    from .sanitize import plain_text
+
+    reader = reader_of(request)
+    body = await json_body(request)
+    url = valid_url(body.get("url"))
+    title = body.get("title")
+    if title is not None and not isinstance(title, str):
+        raise ApiError(422, "title must be a string")
+    article_id, created = await reader.store.save_link(url, plain_text(title or "")[:500] or None)
+    article = await reader.store.get_article(article_id)
+    await add_waits(reader, [article])
+    return JSONResponse(article_json(article), status_code=201 if created else 200)
+
+
+routes += [
+    Route("/api/articles", save_article, methods=["POST"]),
+]
+
 async def _api_error(request: Request, exc: ApiError) -> Response:
     return JSONResponse({"error": exc.message}, status_code=exc.status)
 
@@ -280,3 +315,79 @@ async def _http_error(request: Request, exc: HTTPException) -> Response:
 
 
 exception_handlers = {ApiError: _api_error, HTTPException: _http_error}
+
+
+# -- the reading side: search, read/unread, star ------------------------------------------
+
+SEARCH_MAX_OFFSET = 10_000
+
+
+def bool_param(request: Request, name: str) -> bool:
+    raw = (request.query_params.get(name) or "").lower()
+    if raw in ("", "0", "false", "no", "off"):
+        return False
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    raise ApiError(422, f"{name} must be 1 or 0")
+
+
+def snippet_html(snippet: str | None) -> str:
+    """The snippet's text HTML-escaped, its matches in <mark> … </mark>."""
+    from .views import _highlight
+
+    return str(_highlight(snippet))
+
+
+async def search_articles(request: Request) -> Response:
+    """GET /api/articles?q=…: best match first, each item with an HTML `snippet`. What a
+    person typed is made safe by fts_query; nothing searchable left is a 422, not a 500."""
+    text = (request.query_params.get("q") or "").strip()
+    query = fts_query(text)
+    if not query:
+        raise ApiError(422, "q has nothing to search for: give it words or a \"quoted phrase\"")
+    reader = reader_of(request)
+    limit = int_param(request, "limit", 50, high=MAX_LIMIT)
+    offset = int_param(request, "offset", 0, low=0, high=SEARCH_MAX_OFFSET)
+    try:
+        found = await reader.store.search(query, limit=limit, offset=offset)
+    except sqlite3.OperationalError:  # fts_query leaves no syntax; this is a last resort
+        raise ApiError(422, "q could not be searched: use plain words") from None
+    articles = await add_waits(reader, found)
+    return JSONResponse({"items": [{**article_json(a), "snippet": snippet_html(a["snippet"])} for a in articles]})
+
+
+async def _mark(request: Request, field: str, on: bool) -> Response:
+    reader = reader_of(request)
+    article_id = path_id(request)
+    change = reader.store.mark_read if field == "read" else reader.store.star
+    if not await change(article_id, on):
+        raise ApiError(404, "no such article")
+    article = await reader.store.get_article(article_id)
+    if article is None:
+        raise ApiError(404, "no such article")
+    await add_waits(reader, [article])
+    return JSONResponse(article_json(article))
+
+
+async def mark_read(request: Request) -> Response:
+    return await _mark(request, "read", True)
+
+
+async def mark_unread(request: Request) -> Response:
+    return await _mark(request, "read", False)
+
+
+async def star(request: Request) -> Response:
+    return await _mark(request, "star", True)
+
+
+async def unstar(request: Request) -> Response:
+    return await _mark(request, "star", False)
+
+
+routes += [
+    Route("/api/articles/{id:rowid}/read", mark_read, methods=["POST"]),
+    Route("/api/articles/{id:rowid}/read", mark_unread, methods=["DELETE"]),
+    Route("/api/articles/{id:rowid}/star", star, methods=["POST"]),
+    Route("/api/articles/{id:rowid}/star", unstar, methods=["DELETE"]),
+]

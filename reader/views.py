@@ -4,12 +4,17 @@ template renders just the card."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import hmac
+import json
+import re
+import sqlite3
 import time
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -20,8 +25,9 @@ from .cleaning import ArticleFailed, UnknownArticle
 from .extract import reading_minutes
 from .line import describe_wait
 from .feeds import refresh_feeds
+from .discover import NoFeedFound, subscribe_with
 from .sanitize import plain_text
-from .store import STATES
+from .store import STATES, fts_query
 
 from pathlib import Path
 
@@ -81,29 +87,44 @@ def error_page(request: Request, status: int, message: str) -> HTMLResponse:
 
 async def browse(request: Request) -> Response:
     reader = reader_of(request)
-    state = request.query_params.get("state") or None
+    params = request.query_params
+    state = params.get("state") or None
     if state not in (None, *STATES):
         state = None
+    unread, starred = _truthy(params.get("unread")), _truthy(params.get("starred"))
+    text = (params.get("q") or "").strip()[:500]
     try:
-        before = int(request.query_params["before"]) if request.query_params.get("before") else None
-        feed_id = int(request.query_params["feed"]) if request.query_params.get("feed") else None
+        before = int(params["before"]) if params.get("before") else None
+        feed_id = int(params["feed"]) if params.get("feed") else None
+        offset = int(params["offset"]) if params.get("offset") else 0
     except ValueError:
-        return error_page(request, 400, "before and feed must be numbers")
+        return error_page(request, 400, "before, feed and offset must be numbers")
     # beyond SQLite's integer range the query would raise OverflowError (a 500)
     if any(n is not None and not 0 <= n <= MAX_ID for n in (before, feed_id)):
         return error_page(request, 400, "before and feed must be article and feed ids")
+    if not 0 <= offset <= SEARCH_MAX_OFFSET:
+        return error_page(request, 400, f"offset must be between 0 and {SEARCH_MAX_OFFSET}")
     size = reader.settings.page_size
-    articles = await reader.store.list_articles(state=state, feed_id=feed_id, before=before, limit=size + 1)
+    message = None
+    if text:
+        articles, message = await _search(request, reader, text, offset, size)
+    else:
+        articles = await reader.store.list_articles(state=state, feed_id=feed_id, before=before, unread=unread,
+                                                    starred=starred, limit=size + 1)
     more = len(articles) > size
     articles = articles[:size]
     next_page = None
-    if more:
-        query = {k: v for k, v in (("state", state), ("feed", feed_id)) if v}
+    if more and text:
+        next_page = "/?" + urlencode({"q": text, "offset": offset + size})
+    elif more:
+        query = {k: v for k, v in (("state", state), ("feed", feed_id), ("unread", unread and 1),
+                                   ("starred", starred and 1)) if v}
         next_page = "/?" + urlencode({**query, "before": articles[-1]["id"]})
     feeds = await reader.store.list_feeds(counts=False)  # the filter needs names, not counts
     await add_waits(reader, articles)
     return render(
         request, "browse.html", articles=articles, next_page=next_page, active=_pending(articles), state=state, feed_id=feed_id,
+        unread=unread, starred=starred, query=text, message=message, offset=offset,
         feeds=feeds, states=STATES, here=request.url.path + ("?" + request.url.query if request.url.query else ""),
     )
 
@@ -165,27 +186,17 @@ async def unqueue_tap(request: Request) -> Response:
 
 
 async def read(request: Request) -> Response:
-    """The direct lane: cleaned text now, extracting it if nobody has."""
+    """The direct lane: the cleaned text now if it is cached; else the extraction started
+    (or joined) and waited for at most `open_wait` seconds. Past that, the feed's summary
+    with a "cleaning…" state that polls for the full text and swaps it in by itself."""
     reader = reader_of(request)
     article_id = request.path_params["id"]
-    article, content = await reader.store.reading(article_id)
+    article, content, error = await _reading_state(request, article_id, reader.settings.open_wait)
     if article is None:
         return error_page(request, 404, "no such article")
     if article["read_at"] is None:  # opening marks it read; later opens write nothing
         await reader.store.mark_read(article_id)
-    error = None
-    if content is not None:
-        pass
-    elif article["state"] == "failed":
-        error = article["error"]  # a retry is a tap, not a side effect of opening
-    else:
-        try:
-            content = await reader.cleaner.open(article_id)
-        except ArticleFailed as exc:
-            error = str(exc)
-        except UnknownArticle:
-            return error_page(request, 404, "no such article")
-        article = await reader.store.get_article(article_id)
+        article["read_at"] = time.time()
     return render(request, "article.html", article=article, content=content, error=error)
 
 
@@ -199,22 +210,22 @@ async def queue_page(request: Request) -> Response:
 
 async def feeds_page(request: Request) -> Response:
     reader = reader_of(request)
-    return render(request, "feeds.html", feeds=await reader.store.list_feeds(),
-                  message=request.query_params.get("message"))
+    return await _feeds_page(request, message=request.query_params.get("message"),
+                             notice=_import_notice(request.query_params, reader.settings.refresh_interval > 0))
 
 
 async def subscribe(request: Request) -> Response:
+    """Subscribe by a feed's URL or by a site's URL (its feed is discovered)."""
     reader = reader_of(request)
     form = await checked_form(request)
     try:
         url = valid_url(form.get("url"))
     except ApiError as exc:
-        return render(request, "feeds.html", status=422, feeds=await reader.store.list_feeds(),
-                      message=exc.message, url=form.get("url") or "")
-    feed_id, created = await reader.store.add_feed(url)
-    if created:
-        await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
-                            max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
+        return await _feeds_page(request, status=422, message=exc.message, url=form.get("url") or "")
+    try:
+        await subscribe_with(reader, url)
+    except NoFeedFound as exc:
+        return await _feeds_page(request, status=422, message=str(exc), url=url)
     return RedirectResponse("/feeds", status_code=303)
 
 
@@ -280,4 +291,294 @@ routes = [
     Route("/feeds/{id:rowid}/delete", unsubscribe, methods=["POST"]),
     Route("/refresh", refresh_now, methods=["POST"]),
     Route("/stats", stats_page, methods=["GET"]),
+]
+
+
+# -- the reading side: read/unread and star, search, the reader view's live body -------
+
+_MARKED = re.compile("\x02(.*?)\x03", re.S)
+
+
+def _highlight(snippet: str | None) -> Markup:
+    """A search snippet as HTML: the text escaped first, then each \\x02 … \\x03 match
+    (control characters, never markup) turned into <mark> … </mark>."""
+    text = str(escape(snippet or ""))
+    marked = _MARKED.sub(r"<mark>\1</mark>", text)
+    return Markup(marked.replace("\x02", "").replace("\x03", ""))
+
+
+def _host(url: str | None) -> str:
+    return urlsplit(url or "").hostname or ""
+
+
+_IMG_WITHOUT_LOADING = re.compile(r"<img\b(?![^>]*\sloading=)", re.I)
+
+
+def _lazy_images(html: str) -> Markup:
+    """Sanitized reading HTML with every image loading lazily (only an attribute is added;
+    the HTML has been through the one nh3 cleaner already)."""
+    return Markup(_IMG_WITHOUT_LOADING.sub('<img loading="lazy" decoding="async"', html or ""))
+
+
+env.filters.update(highlight=_highlight, host=_host, lazy_images=_lazy_images)
+
+SEARCH_MAX_OFFSET = 10_000
+
+
+def _truthy(value) -> bool:
+    return str(value or "").lower() in ("1", "true", "on", "yes")
+
+
+def _opener(request: Request, article_id: int) -> asyncio.Task:
+    """The one task per article that waits for the direct lane (`cleaner.open`, which
+    starts or joins the extraction and is shielded: abandoning this wait never cancels the
+    work). Kept here, a strong reference, so concurrent opens and the page's poll share it."""
+    state = request.app.state
+    openers = getattr(state, "openers", None)
+    if openers is None:
+        openers = state.openers = {}
+    task = openers.get(article_id)
+    if task is None:
+        task = asyncio.create_task(reader_of(request).cleaner.open(article_id), name=f"open-{article_id}")
+        openers[article_id] = task
+
+        def forget(t: asyncio.Task, key: int = article_id) -> None:
+            if openers.get(key) is t:
+                del openers[key]
+            if not t.cancelled():
+                t.exception()  # retrieved: the page that asks next reads the outcome from the store
+
+        task.add_done_callback(forget)
+    return task
+
+
+async def _text_within(request: Request, article_id: int, wait: float):
+    """(content, error) if the text (or a failure) arrives within `wait` seconds, else
+    (None, None) with the work still going. Raises UnknownArticle."""
+    task = _opener(request, article_id)
+    if not task.done():
+        await asyncio.wait({task}, timeout=max(0.0, wait))
+    if not task.done():
+        return None, None
+    try:
+        return task.result(), None
+    except ArticleFailed as exc:
+        return None, str(exc)
+
+
+async def _reading_state(request: Request, article_id: int, wait: float):
+    """The article, its content, and why it failed: the content now if it is cached; else
+    the extraction started or joined and waited for up to `wait` seconds."""
+    reader = reader_of(request)
+    article, content = await reader.store.reading(article_id)
+    if article is None:
+        return None, None, None
+    error = None
+    if content is None and article["state"] == "failed":
+        error = article["error"]  # a retry is a tap, not a side effect of opening
+    elif content is None:
+        try:
+            content, error = await _text_within(request, article_id, wait)
+        except UnknownArticle:
+            return None, None, None
+        fresh = await reader.store.get_article(article_id)
+        if fresh is None:
+            return None, None, None
+        article = {**article, **fresh}
+    return article, content, error
+
+
+async def reading_body(request: Request) -> Response:
+    """The reader view's body alone: the page polls it while the article is being
+    cleaned, and it stops polling (no hx-trigger) once the text or a failure is there."""
+    article_id = request.path_params["id"]
+    article, content, error = await _reading_state(request, article_id, 0.0)
+    if article is None:
+        return error_page(request, 404, "no such article")
+    return render(request, "_reading_body.html", article=article, content=content, error=error,
+                  live=is_htmx(request))
+
+
+async def _toggle(request: Request, field: str) -> Response:
+    """POST /articles/{id}/read and /star: `value` on or off. htmx gets the card (or the
+    reader view's tools); without JavaScript, a 303 back where the person was."""
+    form = await checked_form(request)
+    reader = reader_of(request)
+    article_id = request.path_params["id"]
+    on = _truthy(form.get("value"))
+    change = reader.store.mark_read if field == "read" else reader.store.star
+    if not await change(article_id, on):
+        return error_page(request, 404, "no such article")
+    if is_htmx(request) and form.get("view") == "article":
+        article = await reader.store.get_article(article_id)
+        return render(request, "_reading_tools.html", article=article)
+    return await _card_or_back(request, article_id, form)
+
+
+async def mark_read_tap(request: Request) -> Response:
+    return await _toggle(request, "read")
+
+
+async def star_tap(request: Request) -> Response:
+    return await _toggle(request, "star")
+
+
+async def _search(request: Request, reader, text: str, offset: int, size: int):
+    """(results, message) for what a person typed: never an FTS syntax error."""
+    query = fts_query(text)
+    if not query:
+        return [], f"Nothing to search for in “{text}”: type a word or a \"quoted phrase\"."
+    try:
+        found = await reader.store.search(query, limit=size + 1, offset=offset)
+    except sqlite3.OperationalError:  # fts_query leaves no syntax; this is a last resort
+        return [], f"Could not search for “{text}”: try plain words."
+    if not found and offset == 0:
+        return [], f"No articles match “{text}”."
+    return found, None
+
+
+routes += [
+    Route("/articles/{id:rowid}/body", reading_body, methods=["GET"]),
+    Route("/articles/{id:rowid}/read", mark_read_tap, methods=["POST"]),
+    Route("/articles/{id:rowid}/star", star_tap, methods=["POST"]),
+]
+
+
+# -- the library: feeds page, OPML, saving links (reader/discover.py, reader/opml.py) ----------
+
+# More new feeds than this in one OPML upload are left to the background refresher
+# instead of being fetched while the person waits for the page.
+IMPORT_REFRESH_LIMIT = 20
+MAX_UPLOAD_BYTES = 10_000_000
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9.\-\[\]:]+")
+
+
+def bookmarklet(request: Request) -> str:
+    """The one javascript: URL reader renders: dragged to the bookmarks bar, it runs on
+    the page being read (not on reader's pages, whose CSP forbids it) and opens reader's
+    /save confirmation for that page. The origin is checked to be only an origin, so a
+    forged Host header cannot put script into it."""
+    origin = f"{request.url.scheme}://{request.url.netloc}"
+    if not _ORIGIN.fullmatch(origin):
+        origin = "http://127.0.0.1:8000"
+    return ("javascript:(function(){location.href=" + json.dumps(origin + "/save?url=")
+            + "+encodeURIComponent(location.href)+'&title='+encodeURIComponent(document.title);})()")
+
+
+def _import_notice(query, refresher_on: bool) -> str | None:
+    """The result of an OPML import, rebuilt from numbers only (never text from the URL)."""
+    try:
+        added, existing, skipped, waiting = (int(query.get(k, "")) for k in
+                                             ("imported", "existing", "skipped", "waiting"))
+    except ValueError:
+        return None
+    notice = f"Imported {added} new feed{'s' if added != 1 else ''}, {existing} already subscribed"
+    if skipped:
+        notice += f", {skipped} skipped (not http or https URLs)"
+    notice += "."
+    if waiting:
+        notice += f" {waiting} feeds will be fetched by the background refresh" + (
+            " within a minute." if refresher_on else "; press “Refresh all now” to fetch them now.")
+    return notice
+
+
+async def _feeds_page(request: Request, status: int = 200, **context) -> Response:
+    reader = reader_of(request)
+    context.setdefault("notice", None)
+    return render(request, "feeds.html", status=status, feeds=await reader.store.list_feeds(),
+                  bookmarklet=bookmarklet(request), **context)
+
+
+async def rename_feed(request: Request) -> Response:
+    form = await checked_form(request)
+    title = plain_text(str(form.get("title") or ""))[:500]
+    if not title:
+        return await _feeds_page(request, status=422, message="a feed's name cannot be empty")
+    if not await reader_of(request).store.rename_feed(request.path_params["id"], title):
+        return error_page(request, 404, "no such feed")
+    return RedirectResponse("/feeds", status_code=303)
+
+
+async def import_opml_form(request: Request) -> Response:
+    """An OPML upload: subscribe to every feed in it; fetch the new ones now only if there
+    are a few, otherwise leave them to the background refresher (feeds_due picks up
+    feeds never refreshed) so the page answers at once."""
+    from .opml import OpmlError, import_opml
+
+    reader = reader_of(request)
+    form = await checked_form(request)
+    upload = form.get("opml")
+    if upload is None or isinstance(upload, str):
+        await form.close()
+        return await _feeds_page(request, status=422, message="choose an OPML file to import")
+    try:
+        data = await upload.read(MAX_UPLOAD_BYTES + 1)
+    finally:
+        await form.close()  # the spooled upload file
+    if len(data) > MAX_UPLOAD_BYTES:
+        return await _feeds_page(request, status=422, message="the file is larger than 10 MB")
+    try:
+        result = await import_opml(reader.store, data)
+    except OpmlError as exc:
+        return await _feeds_page(request, status=422, message=f"{upload.filename or 'the file'}: {exc}")
+    waiting = 0
+    if len(result.added) <= IMPORT_REFRESH_LIMIT:
+        feeds = [f for f in await reader.store.list_feeds(counts=False) if f["id"] in set(result.added)]
+        await refresh_feeds(reader.store, reader.client, reader.pool, feeds,
+                            max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
+    else:
+        waiting = len(result.added)
+    query = urlencode({"imported": len(result.added), "existing": result.existing,
+                       "skipped": len(result.skipped), "waiting": waiting})
+    return RedirectResponse("/feeds?" + query, status_code=303)
+
+
+async def export_opml_file(request: Request) -> Response:
+    from .opml import export_opml
+
+    body = await export_opml(reader_of(request).store)
+    return Response(body, media_type="text/x-opml; charset=utf-8",
+                    headers={"content-disposition": 'attachment; filename="reader-feeds.opml"'})
+
+
+async def save_page(request: Request) -> Response:
+    """The bookmarklet lands here: a confirmation form, so a link elsewhere cannot save
+    anything by itself (saving is a POST with the CSRF token)."""
+    url = str(request.query_params.get("url") or "")
+    title = str(request.query_params.get("title") or "")[:500]
+    message = None
+    if url:
+        try:
+            valid_url(url)
+        except ApiError as exc:
+            message = exc.message
+    return render(request, "save.html", status=422 if message else 200, url=url, title=title, message=message)
+
+
+async def save_link(request: Request) -> Response:
+    """Save any link for later: an article without a feed. Saving is not a tap: nothing
+    is queued or fetched until the person taps it."""
+    reader = reader_of(request)
+    form = await checked_form(request)
+    title = plain_text(str(form.get("title") or ""))[:500] or None
+    try:
+        url = valid_url(form.get("url"))
+    except ApiError as exc:
+        if form.get("next"):
+            return error_page(request, 422, exc.message)
+        return render(request, "save.html", status=422, url=str(form.get("url") or ""), title=title or "",
+                      message=exc.message)
+    article_id, created = await reader.store.save_link(url, title)
+    if form.get("next"):
+        return RedirectResponse(back_to(form), status_code=303)
+    return render(request, "save.html", saved=await reader.store.get_article(article_id), created=created,
+                  url=url, title=title or "")
+
+
+routes += [
+    Route("/feeds/{id:rowid}/rename", rename_feed, methods=["POST"]),
+    Route("/feeds/import", import_opml_form, methods=["POST"]),
+    Route("/feeds.opml", export_opml_file, methods=["GET"]),
+    Route("/save", save_page, methods=["GET"]),
+    Route("/save", save_link, methods=["POST"]),
 ]

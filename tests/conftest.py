@@ -162,6 +162,9 @@ def settings(tmp_path: Path) -> Settings:
         fetch_timeout=10.0,
         claim_ttl=10.0,
         retry_backoff=0.05,  # transient failures still retry, without the production wait
+        # opening an article waits for its text (the production 1.5 s would turn a slow
+        # first extraction into a "cleaning…" page); tests of that state set it low
+        open_wait=30.0,
     )
 
 

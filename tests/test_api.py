@@ -12,7 +12,8 @@ import pytest
 from .conftest import app_client, rss, wait_for
 
 FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "articles"}
-ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error"}
+ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error",
+                "read", "starred"}
 QUEUE_KEYS = {"id", "position", "lane", "title", "url", "wait_seconds"}
 STATS_KEYS = {"started", "cached", "failed", "abandoned", "running", "queued"}
 CONTENT_KEYS = {"id", "title", "author", "published", "html", "text", "words"}
@@ -190,7 +191,7 @@ async def test_articles_have_the_documented_shape(quiet, pages):
     assert items == [{
         "id": ids[0], "title": "Item a", "url": pages.url("/a.html"), "feed_id": feed["id"],
         "feed_title": "Shapes", "published": EPOCH.timestamp(), "state": "new", "position": None,
-        "lane": None, "wait_seconds": None, "error": None,
+        "lane": None, "wait_seconds": None, "error": None, "read": False, "starred": False,
     }]
     assert await article(quiet, ids[0]) == items[0]
 
@@ -476,7 +477,7 @@ async def test_unknown_api_paths_are_404_json(quiet, path):
 @pytest.mark.parametrize(
     "method, path",
     [("PUT", "/api/feeds"), ("DELETE", "/api/feeds"), ("GET", "/api/feeds/1"), ("GET", "/api/refresh"),
-     ("POST", "/api/articles"), ("DELETE", "/api/articles/1"), ("GET", "/api/articles/1/queue"),
+     ("PUT", "/api/articles"), ("DELETE", "/api/articles/1"), ("GET", "/api/articles/1/queue"),
      ("POST", "/api/articles/1/content"), ("POST", "/api/queue"), ("DELETE", "/api/stats")],
 )
 async def test_a_wrong_method_is_405_json_naming_the_allowed_ones(quiet, method, path):

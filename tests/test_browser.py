@@ -1,8 +1,8 @@
 """The htmx page in a real Chromium, where a person uses it: subscribe through the form,
 tap "queue" on three cards (each card swaps in place, no page load), watch them reach
 "ready" by polling alone, open one and read the cleaned text. Along the way: no console
-errors, no CSP violations, no failed requests. Screenshots for the README are written
-to docs/screenshots/.
+errors, no CSP violations, no failed requests. Screenshots go to tests/artifacts/
+(gitignored); the README's come from test_browser_reading.py.
 
 Chromium is Debian's (`apt-get install -y chromium chromium-driver`), never a browser
 downloaded by `playwright install`. Without /usr/bin/chromium these tests are skipped.
@@ -31,7 +31,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+# Test runs write here (gitignored); the README's images come from test_browser_reading.py,
+# which shoots the sample site's real prose rather than this file's test pages.
+SCREENSHOTS = Path(__file__).resolve().parent / "artifacts"
 VIEWPORT = {"width": 1200, "height": 900}
 TIMEOUT_MS = 30_000  # generous: polling is every 2 s, extraction runs in a process pool
 
@@ -135,7 +137,7 @@ def card(page, title: str):
 
 
 def shoot(page, name: str) -> None:
-    """The viewport in light and dark, as docs/screenshots/<name>-light.png and -dark.png."""
+    """The viewport in light and dark, as tests/artifacts/<name>-light.png and -dark.png."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)

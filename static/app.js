@@ -1,0 +1,185 @@
+/* reader: the small script on every page (the CSP allows scripts from 'self' only: no
+   inline scripts, no inline handlers). Everything here is optional: without it the pages
+   work through plain forms and links.
+
+   - theme: light, dark or the system's, remembered in localStorage, applied to <html>
+     before the page paints (this file is loaded without defer, in <head>);
+   - reading preferences: serif or sans, text size steps;
+   - keyboard: j/k move between cards, q queue, n read next, o/Enter open, s star,
+     u back to the list, / search, ? the list of keys. Actions click the card's own
+     buttons and links, so the forms (and htmx on them) stay the one way things happen. */
+(function () {
+  "use strict";
+  var root = document.documentElement;
+  var THEMES = ["system", "light", "dark"];
+  var SIZES = [-2, -1, 0, 1, 2, 3];
+
+  function load(key, fallback) {
+    try { return localStorage.getItem(key) || fallback; } catch (e) { return fallback; }
+  }
+  function save(key, value) {
+    try { localStorage.setItem(key, value); } catch (e) { /* private mode: not remembered */ }
+  }
+  function applyTheme(theme) {
+    if (theme === "light" || theme === "dark") root.setAttribute("data-theme", theme);
+    else root.removeAttribute("data-theme");
+  }
+  function applyFont(font) {
+    if (font === "sans") root.setAttribute("data-font", "sans"); else root.removeAttribute("data-font");
+  }
+  function applySize(size) {
+    if (size && size !== "0") root.setAttribute("data-size", size); else root.removeAttribute("data-size");
+  }
+  // Before the first paint.
+  applyTheme(load("reader.theme", "system"));
+  applyFont(load("reader.font", "serif"));
+  applySize(load("reader.size", "0"));
+
+  function $(id) { return document.getElementById(id); }
+
+  function setupControls() {
+    var nodes = document.querySelectorAll("[data-js-only]");
+    for (var i = 0; i < nodes.length; i++) nodes[i].hidden = false;
+
+    var themeButton = $("theme-toggle");
+    function showTheme() {
+      if (themeButton) themeButton.textContent = "Theme: " + load("reader.theme", "system");
+    }
+    if (themeButton) {
+      showTheme();
+      themeButton.addEventListener("click", function () {
+        var now = THEMES.indexOf(load("reader.theme", "system"));
+        var next = THEMES[(now + 1) % THEMES.length];
+        save("reader.theme", next);
+        applyTheme(next);
+        showTheme();
+      });
+    }
+    var fontButton = $("font-toggle");
+    function showFont() {
+      if (fontButton) fontButton.textContent = load("reader.font", "serif") === "sans" ? "Serif" : "Sans";
+      if (fontButton) fontButton.setAttribute("aria-label",
+        load("reader.font", "serif") === "sans" ? "Use a serif font" : "Use a sans-serif font");
+    }
+    if (fontButton) {
+      showFont();
+      fontButton.addEventListener("click", function () {
+        var next = load("reader.font", "serif") === "sans" ? "serif" : "sans";
+        save("reader.font", next);
+        applyFont(next);
+        showFont();
+      });
+    }
+    function step(by) {
+      var now = SIZES.indexOf(parseInt(load("reader.size", "0"), 10));
+      if (now < 0) now = SIZES.indexOf(0);
+      var next = SIZES[Math.max(0, Math.min(SIZES.length - 1, now + by))];
+      save("reader.size", String(next));
+      applySize(String(next));
+    }
+    var down = $("size-down"), up = $("size-up");
+    if (down) down.addEventListener("click", function () { step(-1); });
+    if (up) up.addEventListener("click", function () { step(1); });
+
+    var dialog = $("keys");
+    var open = $("keys-open"), close = $("keys-close");
+    if (open && dialog) open.addEventListener("click", function () { showKeys(); });
+    if (close && dialog) close.addEventListener("click", function () { dialog.close(); });
+  }
+
+  function showKeys() {
+    var dialog = $("keys");
+    if (!dialog || dialog.open) return;
+    dialog.showModal();  // Esc closes it; focus returns to where it was
+  }
+
+  // -- keyboard ------------------------------------------------------------------------
+
+  var currentId = null;  // the card j/k moved to, by id: an htmx swap replaces the element
+
+  function cards() { return Array.prototype.slice.call(document.querySelectorAll("article.card")); }
+  function currentCard() {
+    var el = currentId && $(currentId);
+    if (el) return el;
+    var active = document.activeElement;
+    return active && active.closest ? active.closest("article.card") : null;
+  }
+  function focusCard(card) {
+    var old = document.querySelectorAll("article.card.is-current");
+    for (var i = 0; i < old.length; i++) old[i].classList.remove("is-current");
+    currentId = card.id;
+    card.classList.add("is-current");
+    card.focus({ preventScroll: true });
+    card.scrollIntoView({ block: "nearest" });
+  }
+  function move(by) {
+    var all = cards();
+    if (!all.length) return;
+    var at = all.indexOf(currentCard());
+    var next = at < 0 ? (by > 0 ? 0 : all.length - 1) : Math.max(0, Math.min(all.length - 1, at + by));
+    focusCard(all[next]);
+  }
+  function clickIn(scope, selector) {
+    var el = scope && scope.querySelector(selector);
+    if (el) { el.click(); return true; }
+    return false;
+  }
+  function openCard(card) {
+    return clickIn(card, "h2 a");
+  }
+  function typing(target) {
+    if (!target || !target.closest) return false;
+    return target.isContentEditable || !!target.closest("input, textarea, select, [contenteditable]");
+  }
+  // Back to the list the article was opened from (its filters and search kept), by a fresh
+  // load: going back in history would show the list as it was (stale states) from the cache.
+  function backToList() {
+    var target = "/";
+    try {
+      var from = new URL(document.referrer);
+      if (from.origin === location.origin && !/^\/articles\//.test(from.pathname)) target = from.pathname + from.search;
+    } catch (e) { /* no referrer */ }
+    if (!document.querySelector(".reading")) return false;
+    location.assign(target);
+    return true;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented) return;
+    if (typing(event.target)) return;
+    var dialog = $("keys");
+    if (dialog && dialog.open) return;  // the dialog's own keys (Esc, Tab) only
+    var key = event.key;
+    var card = currentCard();
+    var reading = document.querySelector(".reading");
+    var handled = true;
+    if (key === "j") move(1);
+    else if (key === "k") move(-1);
+    else if (key === "/") {
+      var box = $("q");
+      if (box) { box.focus(); box.select(); } else handled = false;
+    } else if (key === "?") showKeys();
+    else if (key === "u") handled = backToList();
+    else if (key === "o") handled = card ? openCard(card) : false;
+    else if (key === "Enter") handled = card && document.activeElement === card ? openCard(card) : false;
+    else if (key === "q") handled = card ? clickIn(card, 'button[data-key="q"]') : false;
+    else if (key === "n") handled = card ? clickIn(card, 'button[data-key="n"]') : false;
+    else if (key === "s") handled = clickIn(card || (reading && $("reading-tools")), 'button[data-key="s"]');
+    else handled = false;
+    if (handled) event.preventDefault();
+  });
+
+  // A tapped card is replaced by htmx (outerHTML): keep the place j/k had reached.
+  document.addEventListener("htmx:after:swap", function () {
+    if (!currentId) return;
+    var card = $(currentId);
+    if (card && !card.classList.contains("is-current")) {
+      card.classList.add("is-current");
+      var active = document.activeElement;
+      if (!active || active === document.body) card.focus({ preventScroll: true });
+    }
+  });
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setupControls);
+  else setupControls();
+})();
