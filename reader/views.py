@@ -66,7 +66,9 @@ env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minut
 
 def render(request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
     html = env.get_template(template).render(request=request, csrf=request.scope.get("reader.csrf", ""), **context)
-    return HTMLResponse(html, status_code=status)
+    # Card states change by the second: Back must show the line as it is now, not a copy
+    # the browser kept from before.
+    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
 
 
 def is_htmx(request: Request) -> bool:

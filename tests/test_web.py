@@ -613,3 +613,10 @@ async def test_the_vendored_htmx_is_served(quiet):
     assert response.text.startswith("var htmx=")
     assert '"HX-Request":"true"' in response.text  # the header the views look for
     assert (await quiet.get("/static/style.css")).status_code == 200
+
+
+async def test_pages_are_not_kept_by_the_browser_so_back_shows_the_line_as_it_is(client):
+    for path in ("/", "/queue", "/feeds", "/stats"):
+        response = await client.get(path)
+        assert response.headers["cache-control"] == "no-store", path
+    assert "no-store" not in (await client.get("/static/style.css")).headers.get("cache-control", "")
