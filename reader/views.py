@@ -313,16 +313,7 @@ def _host(url: str | None) -> str:
     return urlsplit(url or "").hostname or ""
 
 
-_IMG_WITHOUT_LOADING = re.compile(r"<img\b(?![^>]*\sloading=)", re.I)
-
-
-def _lazy_images(html: str) -> Markup:
-    """Sanitized reading HTML with every image loading lazily (only an attribute is added;
-    the HTML has been through the one nh3 cleaner already)."""
-    return Markup(_IMG_WITHOUT_LOADING.sub('<img loading="lazy" decoding="async"', html or ""))
-
-
-env.filters.update(highlight=_highlight, host=_host, lazy_images=_lazy_images)
+env.filters.update(highlight=_highlight, host=_host)
 
 SEARCH_MAX_OFFSET = 10_000
 

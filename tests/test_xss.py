@@ -227,3 +227,11 @@ async def test_the_feeds_page_and_cards_show_hostile_feed_titles_inert(hostile):
         assert card.status_code == 200
         assert_inert(f'<html><head><script src="{HTMX}"></script></head><body>{card.text}</body></html>',
                      f"card {article_id}")
+
+
+def test_the_cleaner_makes_every_image_lazy_and_absolute():
+    from reader.sanitize import clean_html
+
+    html = clean_html('<p>x</p><img src="a.png" alt="a"><img src="/b.png" loading="eager">', "https://site.example/post/")
+    assert html.count('loading="lazy"') == 2 and "eager" not in html
+    assert 'src="https://site.example/post/a.png"' in html and 'src="https://site.example/b.png"' in html
