@@ -1,5 +1,6 @@
 """Benchmark 2: the browse page (GET /), first page and a deep page (?before=<an id
-90 % down the list>), with 100,000 articles against the same with 1,000. Two servers
+90 % down the list>), and the filters and search a person uses every day (ready, unread,
+failed, a full-text search), with 100,000 articles against the same with 1,000. Two servers
 run side by side (same settings, same 200 feeds, same 100-item queue); requests
 alternate between them in rounds so both see the same noise.
 
@@ -19,6 +20,14 @@ BIG, SMALL = 100_000, 1_000
 ROUNDS = 6
 PER_ROUND = 60
 TARGET = 1.5
+PAGES = {  # what a person opens, by name
+    "first": "",
+    "deep": "?before={deep}",
+    "ready filter": "?state=ready",
+    "unread filter": "?unread=1",
+    "failed filter": "?state=failed",
+    "search": "?q=reading",
+}
 
 
 def deep_id(db: Path) -> int:
@@ -49,18 +58,19 @@ def run() -> list[Row]:
             servers = {BIG: big, SMALL: small}
             urls = {}
             for n, s in servers.items():
-                urls[(n, "first")] = f"{s.url}/"
-                urls[(n, "deep")] = f"{s.url}/?before={deep[n]}"
+                for page, query in PAGES.items():
+                    urls[(n, page)] = f"{s.url}/{query.format(deep=deep[n])}"
             results = asyncio.run(_measure(urls))
     finally:
         for db in dbs.values():
             cleanup(db)
     rows = []
-    for page in ("first", "deep"):
+    for page in PAGES:
         b, s = results[(BIG, page)], results[(SMALL, page)]
         r50, r99 = ratio(pct(b, 50), pct(s, 50)), ratio(pct(b, 99), pct(s, 99))
         rows.append(Row(
-            "2", f"browse, {page} page, 100,000 vs 1,000 articles, {len(b)} requests each",
+            "2", f"browse, {page}{' page' if page in ('first', 'deep') else ''}, 100,000 vs 1,000 articles,"
+                 f" {len(b)} requests each",
             f"p50 **{r50:.2f}×** ({ms(pct(b, 50))} vs {ms(pct(s, 50))}); p99 {r99:.2f}× "
             f"({ms(pct(b, 99))} vs {ms(pct(s, 99))})",
             f"≤ {TARGET}×", verdict(r50 <= TARGET)))

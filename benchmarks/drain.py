@@ -1,0 +1,132 @@
+"""Benchmark 9 (issue 3): drain 60 tapped articles whose pages answer slowly (0.3 s each,
+the I/O-bound case), with 1 `reader worker` process and with 4, on the same page set in
+the same run. Reported: both wall times and their ratio; counts that noise cannot change
+(every article cleaned exactly once, one page fetch each) must hold in both.
+
+    python -m benchmarks.drain
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import random
+import socketserver
+import sqlite3
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+from .common import Row, cleanup, main_for, verdict, workers
+from .pages import article_html
+
+ARTICLES = 60
+DELAY = 0.3  # seconds each page takes to answer
+TARGET = 0.5  # 4 workers should take at most half the time of one
+
+
+class SlowSite:
+    """Loopback pages that each take DELAY seconds, and a feed listing them."""
+
+    def __init__(self) -> None:
+        rng = random.Random(9)
+        self.pages = {f"/s/{i}.html": article_html(rng, 900).encode() for i in range(ARTICLES)}
+        self.hits: Counter[str] = Counter()
+        site = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
+            def do_GET(self):
+                site.hits[self.path] += 1
+                if self.path == "/feed.xml":
+                    body, kind = site.feed().encode(), "application/rss+xml"
+                elif self.path in site.pages:
+                    time.sleep(DELAY)
+                    body, kind = site.pages[self.path], "text/html; charset=utf-8"
+                else:
+                    body, kind = b"not found", "text/plain"
+                self.send_response(200 if kind != "text/plain" else 404)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def feed(self) -> str:
+        items = "".join(f"<item><title>Slow {i}</title><link>{self.base}/s/{i}.html</link></item>"
+                        for i in range(ARTICLES))
+        return f'<?xml version="1.0"?><rss version="2.0"><channel><title>slow</title>{items}</channel></rss>'
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+async def _tapped_library(db: Path, feed: str) -> None:
+    from reader.app import running
+    from reader.feeds import refresh_feeds
+    from reader.settings import Settings
+
+    settings = Settings(db=db, allow_private_urls=True, refresh_interval=0, extract_processes=0)
+    async with running(settings, worker=False, refresher=False) as reader:
+        feed_id, _ = await reader.store.add_feed(feed)
+        await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
+                            max_bytes=10**7, deadline=30)
+        for article in sorted(await reader.store.list_articles(limit=ARTICLES), key=lambda a: a["id"]):
+            await reader.store.enqueue(article["id"])
+
+
+def _drain(site: SlowSite, processes: int) -> tuple[float, int, int]:
+    """Seconds from the workers' start to an empty line; runs started; most fetches of a page."""
+    db = Path(tempfile.mkdtemp(prefix="bench-drain-")) / "reader.db"
+    try:
+        asyncio.run(_tapped_library(db, site.base + "/feed.xml"))
+        site.hits.clear()
+        with workers(db, processes):
+            started = time.perf_counter()
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                with sqlite3.connect(db, timeout=30) as conn:
+                    done = conn.execute("SELECT count(*) FROM contents").fetchone()[0]
+                if done == ARTICLES:
+                    break
+                time.sleep(0.05)
+            wall = time.perf_counter() - started
+        with sqlite3.connect(db, timeout=30) as conn:
+            runs = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+        return wall, runs, max(site.hits[p] for p in site.pages)
+    finally:
+        cleanup(db)
+
+
+def run() -> list[Row]:
+    site = SlowSite()
+    try:
+        one = _drain(site, 1)
+        four = _drain(site, 4)
+    finally:
+        site.close()
+    r = four[0] / one[0]
+    once = one[1] == four[1] == ARTICLES and one[2] == four[2] == 1
+    return [Row(
+        "9", f"drain {ARTICLES} tapped articles, pages answering in {DELAY} s, 1 vs 4 `reader worker` processes",
+        f"4 workers **{four[0]:.1f} s** vs 1 worker {one[0]:.1f} s (**{r:.2f}×**); runs {one[1]} and {four[1]}, "
+        f"at most {max(one[2], four[2])} fetch per page",
+        f"≤ {TARGET}× with 4; exactly once", verdict(r <= TARGET and once))]
+
+
+if __name__ == "__main__":
+    main_for(run)
