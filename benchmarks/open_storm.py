@@ -45,7 +45,9 @@ async def _storm(url: str, ids: list[int]) -> tuple[list[int], list[str], float]
     targets = [i for i in ids for _ in range(OPENS // len(ids))]
     random.Random(5).shuffle(targets)
     statuses, errors = [], []
-    limits = httpx.Limits(max_connections=OPENS, max_keepalive_connections=OPENS)
+    # a connection for every request, taps included: none waits to reuse one the server has
+    # since closed as idle (that is a client artefact, not a server error)
+    limits = httpx.Limits(max_connections=OPENS + ARTICLES, max_keepalive_connections=OPENS + ARTICLES)
     async with httpx.AsyncClient(timeout=120, limits=limits) as client:
         async def one(i):
             try:

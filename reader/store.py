@@ -132,6 +132,8 @@ ALTER TABLE articles ADD COLUMN summary_text TEXT NOT NULL DEFAULT '';
 CREATE INDEX articles_starred ON articles (starred_at) WHERE starred_at IS NOT NULL;
 -- speed up unread counts per feed
 CREATE INDEX articles_unread ON articles (feed_id) WHERE read_at IS NULL;
+-- speed up the failed filter: failures are rare, so a scan of the browse order would be long
+CREATE INDEX articles_failed ON articles (sort_at DESC, id DESC) WHERE error IS NOT NULL;
 -- speed up "is this link saved already"
 CREATE INDEX articles_saved ON articles (url) WHERE feed_id IS NULL;
 """
@@ -461,6 +463,8 @@ class Store:
         if state is not None:
             where.append(f"({_STATE}) = :state")
             params["state"] = state
+            if state == "failed":  # lets the planner walk the small articles_failed index
+                where.append("a.error IS NOT NULL")
         if unread:
             where.append("a.read_at IS NULL")
         if starred:
@@ -545,14 +549,22 @@ class Store:
         wrapped in \x02 ... \x03 (the caller escapes the text and turns those into marks).
         `query` is an FTS5 query: build it with `fts_query`."""
         now = time.time()
+        # Rank first and cut to one page, then build snippets and join the article
+        # columns for that page only: snippets for every match cost 3x the ranking.
         articles = await self._all(
             f"""
+            WITH hits AS (
+                SELECT rowid AS id, bm25(search, 8.0, 2.0, 1.0) AS score
+                FROM search WHERE search MATCH :query
+                ORDER BY score, rowid DESC
+                LIMIT :limit OFFSET :offset
+            )
             SELECT {_ARTICLE_COLUMNS},
                    snippet(search, -1, char(2), char(3), '…', 16) AS snippet
-            FROM search JOIN articles a ON a.id = search.rowid {_ARTICLE_LEFT_JOINS}
+            FROM hits JOIN search ON search.rowid = hits.id
+                 JOIN articles a ON a.id = hits.id {_ARTICLE_LEFT_JOINS}
             WHERE search MATCH :query
-            ORDER BY bm25(search, 8.0, 2.0, 1.0), a.sort_at DESC
-            LIMIT :limit OFFSET :offset
+            ORDER BY hits.score, hits.id DESC
             """,
             {"query": query, "now": now, "limit": limit, "offset": offset},
         )
