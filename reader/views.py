@@ -60,6 +60,7 @@ env = Environment(
     autoescape=select_autoescape(["html"]),
     trim_blocks=True,
     lstrip_blocks=True,
+    auto_reload=False,  # templates ship with the code: no stat() of every file on every render
 )
 env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minutes, wait=describe_wait)
 
