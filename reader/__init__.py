@@ -2,17 +2,20 @@
 
 The data flow, module by module:
 
-    feeds      fetch and parse subscriptions into headlines (never queues anything)
-    discover   subscribe by a feed's or a site's URL (<link rel="alternate">)
-    opml       OPML import and export (no DOCTYPE, no entities)
+    feeds        fetch and parse subscriptions into headlines (never queues anything)
+    discover     subscribe by a feed's or a site's URL (<link rel="alternate">)
+    opml         OPML import and export (no DOCTYPE, no entities)
+    views, api   the pages and the JSON API; `api.tap` is the only way into the queue
+    access       security headers, no cross-site writes (CSRF), the optional password
+    store        every SQL statement: feeds, articles, queue, claims, contents, the ledger
+    line         positions in the line turned into honest waiting times
+    worker       pulls the next queued article itself and cleans it
+    cleaning     the one claim-then-extract path shared by the worker and a direct open
+    extract      fetch a page and turn it into sanitized reading HTML (CPU part off the loop)
+    fetch        the only HTTP client: address guard, size cap, deadline
+    sanitize     the one nh3 cleaner for every piece of outside HTML
     portability  backup (SQLite's backup API), export and import of your library
-    web        the browse page and the JSON API; the tap handlers are the only enqueuers
-    store      every SQL statement: queue, claims, cleaned content, the ledger
-    worker     pulls the oldest queued article itself and cleans it
-    cleaning   the one claim-then-extract path shared by the worker and a direct open
-    extract    fetch a page and turn it into sanitized reading HTML (CPU part off the loop)
-    fetch      the only HTTP client: address guard, size cap, deadline
-    sanitize   the one nh3 cleaner for every piece of outside HTML
+    app, cli     `create_app(settings)` and `running(settings)`; the `reader` command
 """
 
 __version__ = "0.1.0"
