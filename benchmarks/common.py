@@ -12,14 +12,13 @@ import shutil
 import signal
 import socket
 import socketserver
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 

@@ -80,7 +80,7 @@ def make_library(n: int, path: Path | None = None, *, force: bool = False) -> Pa
         [(f, f"http://127.0.0.1:9/feeds/{f}.xml", f"Feed {f}: {_sentence(rng)[:40]}", f"http://127.0.0.1:9/{f}/",
           f'"etag-{f}"', BASE_TIME, BASE_TIME + n * 60) for f in range(1, FEEDS + 1)],
     )
-    articles, contents, runs, queue, failed = [], [], [], [], []
+    articles, contents, runs, queue = [], [], [], []
     queued_seen = 0
     for i in range(1, n + 1):
         published = BASE_TIME + i * 60 + rng.random()

@@ -130,7 +130,6 @@ def make_page(index: int, size: int, words: int | None = None) -> tuple[str, str
     if missing > 0:
         comment_bytes = int(missing * 0.45)
         related_bytes = int(missing * 0.15)
-        script_bytes = missing - comment_bytes - related_bytes
         comments = _comments(rng, max(1, comment_bytes // 520), 1000)
         page = page.replace('<ol class="comment-list">', '<ol class="comment-list">\n' + comments, 1)
         related = _related(rng, max(1, related_bytes // 190))

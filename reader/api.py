@@ -15,7 +15,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .cleaning import ArticleFailed, UnknownArticle
-from .feeds import refresh_feeds
 from .discover import NoFeedFound, subscribe_with
 from .line import estimate_wait
 from .store import STATES, fts_query
@@ -163,8 +162,7 @@ async def delete_feed(request: Request) -> Response:
 
 async def refresh(request: Request) -> Response:
     reader = reader_of(request)
-    results = await refresh_feeds(reader.store, reader.client, reader.pool, await reader.store.list_feeds(),
-                                  max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
+    results = await reader.refresh(await reader.store.list_feeds())
     return JSONResponse({"feeds": [
         {"id": r.feed_id, "url": r.url, "new": r.new, "not_modified": r.not_modified, "error": r.error}
         for r in results

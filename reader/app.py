@@ -20,7 +20,7 @@ from . import api, views
 from .access import Access
 from .cleaning import Cleaner, worker_name
 from .extract import CpuPool
-from .feeds import refresh_periodically
+from .feeds import RefreshResult, refresh_feeds, refresh_periodically
 from .fetch import make_client
 from .settings import Settings
 from .store import Store
@@ -41,6 +41,11 @@ class Reader:
     pool: CpuPool
     cleaner: Cleaner
     worker: Worker | None
+
+    async def refresh(self, feeds: list[dict]) -> list[RefreshResult]:
+        """Refresh these feeds now, within the fetch limits of the settings."""
+        return await refresh_feeds(self.store, self.client, self.pool, feeds,
+                                   max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout)
 
 
 @contextlib.asynccontextmanager

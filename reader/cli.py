@@ -118,14 +118,20 @@ async def _quiet(settings: Settings):
         yield reader
 
 
-def _add_feed(settings: Settings, args) -> int:
+def _url_argument(text: str) -> str | None:
+    """The http(s) URL given on the command line, or None once the reason is printed."""
     from .api import ApiError, valid_url
-    from .feeds import refresh_feeds
 
     try:
-        url = valid_url(args.url)
+        return valid_url(text)
     except ApiError as exc:
         print(f"reader: {exc.message}", file=sys.stderr)
+        return None
+
+
+def _add_feed(settings: Settings, args) -> int:
+    url = _url_argument(args.url)
+    if url is None:
         return 2
 
     async def add() -> int:
@@ -142,9 +148,7 @@ def _add_feed(settings: Settings, args) -> int:
             feed_id, created = subscription.feed_id, subscription.created
             new = None
             if not created:
-                [result] = await refresh_feeds(reader.store, reader.client, reader.pool,
-                                               [await reader.store.get_feed(feed_id)],
-                                               max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout)
+                [result] = await reader.refresh([await reader.store.get_feed(feed_id)])
                 new = result.new
             feed = next(f for f in await reader.store.list_feeds() if f["id"] == feed_id)
             if feed["error"]:
@@ -159,12 +163,9 @@ def _add_feed(settings: Settings, args) -> int:
 
 
 def _refresh(settings: Settings, args) -> int:
-    from .feeds import refresh_feeds
-
     async def refresh() -> int:
         async with _quiet(settings) as reader:
-            results = await refresh_feeds(reader.store, reader.client, reader.pool, await reader.store.list_feeds(),
-                                          max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout)
+            results = await reader.refresh(await reader.store.list_feeds())
         for r in results:
             status = f"error: {r.error}" if r.error else ("not modified" if r.not_modified else f"{r.new} new")
             print(f"{r.feed_id:>5}  {r.url}  {status}")
@@ -206,13 +207,10 @@ def _library_parsers(sub, common) -> None:
 
 
 def _save(settings: Settings, args) -> int:
-    from .api import ApiError, valid_url
     from .store import Store
 
-    try:
-        url = valid_url(args.url)
-    except ApiError as exc:
-        print(f"reader: {exc.message}", file=sys.stderr)
+    url = _url_argument(args.url)
+    if url is None:
         return 2
 
     async def save() -> int:
@@ -225,7 +223,6 @@ def _save(settings: Settings, args) -> int:
 
 
 def _import_opml(settings: Settings, args) -> int:
-    from .feeds import refresh_feeds
     from .opml import OpmlError, import_opml
 
     try:
@@ -247,8 +244,7 @@ def _import_opml(settings: Settings, args) -> int:
             if result.added and not args.no_refresh:
                 added = set(result.added)
                 feeds = [f for f in await reader.store.list_feeds(counts=False) if f["id"] in added]
-                results = await refresh_feeds(reader.store, reader.client, reader.pool, feeds,
-                                              max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout)
+                results = await reader.refresh(feeds)
                 failed = [r for r in results if r.error]
                 print(f"fetched {len(results) - len(failed)} of {len(results)} new feeds")
                 for r in failed:

@@ -250,7 +250,7 @@ async def fetch(
     every other status of 400 and up raises FetchError."""
     try:
         parsed = httpx.URL(url)
-    except (httpx.InvalidURL, TypeError) as exc:
+    except (httpx.InvalidURL, TypeError):
         raise FetchError(f"not a valid URL: {_clip(url)}") from None
     if parsed.scheme and parsed.scheme not in ("http", "https"):
         raise BlockedAddress(f"blocked: only http and https URLs are fetched, not {_clip(parsed.scheme, 20)}:")

@@ -24,7 +24,6 @@ from .access import SESSION_COOKIE, checked_form, session_value
 from .cleaning import ArticleFailed, UnknownArticle
 from .extract import reading_minutes
 from .line import describe_wait
-from .feeds import refresh_feeds
 from .discover import NoFeedFound, subscribe_with
 from .sanitize import plain_text
 from .store import STATES, fts_query
@@ -244,8 +243,7 @@ async def refresh_now(request: Request) -> Response:
     feeds = await reader.store.list_feeds()
     if form.get("feed"):
         feeds = [f for f in feeds if str(f["id"]) == str(form.get("feed"))]
-    await refresh_feeds(reader.store, reader.client, reader.pool, feeds,
-                        max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
+    await reader.refresh(feeds)
     return RedirectResponse(back_to(form), status_code=303)
 
 
@@ -518,8 +516,7 @@ async def import_opml_form(request: Request) -> Response:
     waiting = 0
     if len(result.added) <= IMPORT_REFRESH_LIMIT:
         feeds = [f for f in await reader.store.list_feeds(counts=False) if f["id"] in set(result.added)]
-        await refresh_feeds(reader.store, reader.client, reader.pool, feeds,
-                            max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)
+        await reader.refresh(feeds)
     else:
         waiting = len(result.added)
     query = urlencode({"imported": len(result.added), "existing": result.existing,

@@ -20,7 +20,9 @@ import pytest
 from reader.samples import SAMPLE_FEED_URL
 
 from .conftest import LiveServer, rss
-from .test_browser import ARTICLES, QUEUED, STATUS, TIMEOUT_MS, VIEWPORT, Watch, card, chromium  # noqa: F401
+from .test_browser import (  # noqa: F401 (chromium and page are fixtures)
+    ARTICLES, QUEUED, STATUS, TIMEOUT_MS, VIEWPORT, Watch, card, chromium, page,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -34,15 +36,6 @@ def settings(settings):
     """Long deadlines (a fetch is held behind a gate while the test looks), and the
     production's short wait when opening an article that is not ready."""
     return settings.replace(fetch_timeout=60.0, claim_ttl=30.0, open_wait=0.5)
-
-
-@pytest.fixture
-def page(chromium, live_server):
-    context = chromium.new_context(viewport=VIEWPORT, color_scheme="light")
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 def no_horizontal_overflow(page) -> bool:

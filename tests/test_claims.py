@@ -82,7 +82,7 @@ async def _runs(store: Store, article_id: int) -> list[dict]:
 
 async def test_fifty_opens_a_worker_and_a_worker_process_race_and_extract_once(settings, pages):
     async with running(settings) as reader:
-        ids = await _subscribe(reader, pages, ["contested"], delay=0.5)
+        ids = await _subscribe(reader, pages, ["contested", "sentinel"], delay=0.5)
         article_id = ids["contested"]
         with worker_process(settings):
             async with app_client(settings.replace(serve_workers=0)) as client:
@@ -96,7 +96,10 @@ async def test_fifty_opens_a_worker_and_a_worker_process_race_and_extract_once(s
             assert all(r.status_code == 200 for r in responses[1:]), {r.status_code for r in responses}
             assert len({b["html"] for b in bodies}) == 1
             assert "marker-contested" in bodies[0]["text"]
-            await asyncio.sleep(0.3)  # the worker process polls every 50 ms: let it look again
+            # The line is served after the race (a later tap is cleaned), and still nobody
+            # extracted the contested article a second time.
+            await reader.store.enqueue(ids["sentinel"])
+            await wait_for(lambda: reader.store.get_content(ids["sentinel"]), timeout=30)
         runs = await _runs(reader.store, article_id)
     assert [r["outcome"] for r in runs] == ["cached"]
     assert pages.hits["/contested.html"] == 1

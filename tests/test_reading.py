@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import threading
 
-import pytest
 
 from .conftest import app_client, article_html, rss, wait_for
 

@@ -4,7 +4,6 @@ extractions in progress finish within a bound, then hands back what it holds."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import subprocess
@@ -113,8 +112,8 @@ async def test_sigterm_lets_an_extraction_in_progress_finish_and_keeps_it(settin
             await store.enqueue(ids["finishing"])
         await wait_for(lambda: pages.hits["/finishing.html"] == 1, timeout=20)
         proc.send_signal(signal.SIGTERM)
-        await asyncio.sleep(0.3)
-        assert proc.poll() is None  # still finishing what it started
+        await wait_for(lambda: any("letting extractions in progress finish" in line for line in proc.lines))
+        assert proc.poll() is None  # it heard the signal and is still finishing what it started
         gate.set()
         assert proc.wait(30) == 0
         output = "".join(proc.lines)

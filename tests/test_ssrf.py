@@ -26,7 +26,6 @@ How the tests get a "public" host, given that a test machine reaches nothing pub
 
 from __future__ import annotations
 
-import asyncio
 import http.server
 import ipaddress
 import os

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from ..app import running
-from ..feeds import refresh_feeds
 from ..settings import Settings
 from . import SAMPLE_FEED_URL
 
@@ -17,9 +16,7 @@ async def build(path: Path) -> None:
     settings = Settings(db=path, extract_processes=0)
     async with running(settings, worker=False, refresher=False) as reader:
         feed_id, _ = await reader.store.add_feed(SAMPLE_FEED_URL)
-        [result] = await refresh_feeds(reader.store, reader.client, reader.pool,
-                                       [await reader.store.get_feed(feed_id)],
-                                       max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout)
+        [result] = await reader.refresh([await reader.store.get_feed(feed_id)])
         if result.error:
             raise SystemExit(f"sample feed failed: {result.error}")
     print(f"{path}: sample feed with {result.new} headlines")
