@@ -44,7 +44,7 @@ async def main(db, base, feeds):
             out[name] = time.perf_counter() - t
             out[name + "_errors"] = sum(1 for x in results if x.error)
             out[name + "_not_modified"] = sum(1 for x in results if x.not_modified)
-        out["entries"] = await r.store.count_articles()
+        out["entries"] = len(await r.store.list_articles(limit=1_000_000))
     print(json.dumps(out))
 
 asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))

@@ -7,7 +7,7 @@ The data flow, module by module:
     opml         OPML import and export (no DOCTYPE, no entities)
     views, api   the pages and the JSON API; `api.tap` is the only way into the queue
     access       security headers, no cross-site writes (CSRF), the optional password
-    store        every SQL statement: feeds, articles, queue, claims, contents, the ledger
+    store/       every SQL statement, by entity: schema, feeds, articles, line + claims, ledger, portable
     line         positions in the line turned into honest waiting times
     worker       pulls the next queued article itself and cleans it
     cleaning     the one claim-then-extract path shared by the worker and a direct open

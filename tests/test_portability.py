@@ -20,6 +20,11 @@ from .conftest import app_client, rss, wait_for
 RSS = {"Content-Type": "application/rss+xml"}
 
 
+async def article_count(store: Store) -> int:
+    """How many articles the library holds, as the browse listing sees them."""
+    return len(await store.list_articles(limit=1_000_000))
+
+
 async def run_cli(db, *args: str, cwd: Path | None = None) -> tuple[int, str, str]:
     env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0"}
     process = await asyncio.create_subprocess_exec(
@@ -60,7 +65,7 @@ async def test_backup_while_the_app_runs_and_a_worker_writes(settings, pages, tm
         store = client.app.state.reader.store
         for item in (await client.get("/api/articles")).json()["items"]:
             await client.post(f"/api/articles/{item['id']}/queue")
-        before = await store.count_articles()
+        before = await article_count(store)
 
         backup = asyncio.create_task(run_cli(settings.db, "backup", str(copy)))
         writes = 0
@@ -71,7 +76,7 @@ async def test_backup_while_the_app_runs_and_a_worker_writes(settings, pages, tm
         code, out, err = await backup
         assert code == 0, err
         assert out.strip() == f"backed up {settings.db} to {copy}"
-        after = await store.count_articles()
+        after = await article_count(store)
 
         async def all_cleaned():
             return (await store.stats())["cached"] == len(links)
@@ -94,7 +99,7 @@ async def test_backup_while_the_app_runs_and_a_worker_writes(settings, pages, tm
         connection.close()
     assert before <= copied <= after and titles == {f"B{i}" for i in range(6)}
     async with await Store.open(copy) as restored:  # and reader opens it
-        assert await restored.count_articles() == copied
+        assert await article_count(restored) == copied
 
 
 async def test_backup_into_a_directory_and_its_errors(settings, tmp_path):
@@ -253,7 +258,7 @@ async def test_a_database_from_the_first_release_migrates_and_is_served(settings
         assert [a["title"] for a in found][:1] == ["On typography for long reads"]
 
     async with await Store.open(old) as store:  # opening again migrates nothing more
-        assert user_version(old) == len(MIGRATIONS) and await store.count_articles() == 8
+        assert user_version(old) == len(MIGRATIONS) and await article_count(store) == 8
 
     async with app_client(settings.replace(db=old, serve_workers=0)) as client:
         page = (await client.get("/")).text

@@ -1,0 +1,45 @@
+"""Storage: every SQL statement in reader lives in this package.
+
+The database file is the only state. The core (reader/core.py), the worker and the
+commands call the named methods of `Store` and never build SQL themselves. By entity:
+
+    schema     the schema of version 1 and the numbered migrations after it
+    base       two connections, write transactions, the SQL fragments shared below
+    feeds      subscriptions and what a refresh stores
+    articles   browse, search, one article, read/star, saved links
+    line       the queue (filled only by taps), claims, storing a result
+    ledger     live workers and extraction runs: wait estimates and stats
+    portable   export and import of the library
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .articles import ArticleStore
+from .base import STATES, Run, StoreBase
+from .feeds import FeedStore
+from .ledger import LedgerStore
+from .line import LineStore
+from .portable import PortableStore
+from .schema import MIGRATIONS
+from .search import fts_query
+
+__all__ = ["MIGRATIONS", "STATES", "Run", "Store", "fts_query"]
+
+
+class Store(FeedStore, ArticleStore, LineStore, LedgerStore, PortableStore, StoreBase):
+    """One database file: `await Store.open(path)`, then the methods of each entity."""
+
+    @classmethod
+    async def open(cls, path: str | Path) -> "Store":
+        path = Path(path)
+        read, write = await cls._connect(path)
+        return cls(path, read, write)
+
+    async def __aenter__(self) -> "Store":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()

@@ -1,0 +1,178 @@
+"""Articles: browse, search, one article with its content, reading state, saved links."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .base import _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _STATE, _WAITING, StoreBase
+
+
+class ArticleStore(StoreBase):
+
+    async def get_article(self, article_id: int) -> dict[str, Any] | None:
+        now = time.time()
+        article = await self._one(
+            f"SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS} WHERE a.id = :id",
+            {"id": article_id, "now": now},
+        )
+        if article is not None:
+            article["position"] = await self._position(article, now)
+        return article
+
+    async def reading(self, article_id: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """An article and its cleaned content (None if not cleaned) in one query: opening a
+        ready article costs one read."""
+        now = time.time()
+        article = await self._one(
+            f"""
+            SELECT {_ARTICLE_COLUMNS}, c.title AS c_title, c.author AS c_author,
+                   c.published AS c_published, c.html AS c_html, c.text AS c_text,
+                   c.words AS c_words, c.cleaned_at AS c_cleaned_at
+            FROM {_ARTICLE_JOINS} WHERE a.id = :id
+            """,
+            {"id": article_id, "now": now},
+        )
+        if article is None:
+            return None, None
+        content = {key[2:]: article.pop(key) for key in list(article) if key.startswith("c_")}
+        if content["html"] is None:
+            content = None
+        else:
+            content["article_id"] = article_id
+        article["position"] = await self._position(article, now)
+        return article, content
+
+    async def list_articles(
+        self,
+        *,
+        state: str | None = None,
+        feed_id: int | None = None,
+        before: int | None = None,
+        ids: Sequence[int] | None = None,
+        unread: bool = False,
+        starred: bool = False,
+        limit: int = 50,
+    ) -> list[dict[str, Any]]:
+        """Newest first. `before` is an article id: the page starts right after it
+        (keyset pagination, so a deep page costs what the first one does)."""
+        now = time.time()
+        where, params = [], {"now": now, "limit": limit}
+        if ids is not None:
+            where.append("a.id IN (SELECT value FROM json_each(:ids))")
+            params["ids"] = json.dumps([int(i) for i in ids])
+        if before is not None:
+            where.append(
+                "(a.sort_at, a.id) < (SELECT sort_at, id FROM articles WHERE id = :before)"
+            )
+            params["before"] = before
+        if feed_id is not None:
+            where.append("a.feed_id = :feed_id")
+            params["feed_id"] = feed_id
+        if state is not None:
+            where.append(f"({_STATE}) = :state")
+            params["state"] = state
+            if state == "failed":  # lets the planner walk the small articles_failed index
+                where.append("a.error IS NOT NULL")
+        if unread:
+            where.append("a.read_at IS NULL")
+        if starred:
+            where.append("a.starred_at IS NOT NULL")
+        sql = f"SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY a.sort_at DESC, a.id DESC LIMIT :limit"
+        return await self._with_positions(await self._all(sql, params), now)
+
+    async def line(self) -> list[dict[str, Any]]:
+        """Every queued article in service order: those being cleaned first, then the
+        waiting ones in the order the workers will take them."""
+        now = time.time()
+        articles = await self._all(
+            f"""
+            SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}
+            WHERE q.seq IS NOT NULL AND c.article_id IS NULL
+            ORDER BY coalesce(cl.expires_at > :now, 0) DESC, q.due_at, q.seq
+            """,
+            {"now": now},
+        )
+        return await self._with_positions(articles, now)
+
+    async def _with_positions(self, articles: list[dict[str, Any]], now: float) -> list[dict[str, Any]]:
+        positions = {}
+        if any(a["state"] == "queued" for a in articles):
+            positions = {row["article_id"]: row["position"] for row in await self.queue(now)}
+        for a in articles:
+            a["position"] = positions.get(a["id"])
+        return articles
+
+    async def _position(self, article: dict[str, Any], now: float) -> int | None:
+        if article["state"] != "queued":
+            return None
+        row = await self._one(
+            f"SELECT count(*) AS ahead FROM queue q WHERE (q.due_at, q.seq) < (:due, :seq) AND {_WAITING}",
+            {"due": article["due_at"], "seq": article["queue_seq"], "now": now},
+        )
+        return row["ahead"] + 1
+
+    async def mark_read(self, article_id: int, read: bool = True) -> bool:
+        async with self._transaction() as db:
+            cur = await db.execute(
+                "UPDATE articles SET read_at = CASE WHEN :read THEN coalesce(read_at, :now) END WHERE id = :id",
+                {"read": read, "now": time.time(), "id": article_id},
+            )
+            return cur.rowcount > 0
+
+    async def star(self, article_id: int, starred: bool = True) -> bool:
+        async with self._transaction() as db:
+            cur = await db.execute(
+                "UPDATE articles SET starred_at = CASE WHEN :starred THEN coalesce(starred_at, :now) END"
+                " WHERE id = :id",
+                {"starred": starred, "now": time.time(), "id": article_id},
+            )
+            return cur.rowcount > 0
+
+    async def save_link(self, url: str, title: str | None = None) -> tuple[int, bool]:
+        """Save any link as an article (no feed). Returns (article id, created); saving the
+        same link twice gives the same article. Nothing is fetched: that takes a tap."""
+        now = time.time()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "SELECT id FROM articles WHERE feed_id IS NULL AND url = ?", (url,)
+            )
+            if rows:
+                return rows[0]["id"], False
+            rows = await db.execute_fetchall(
+                "INSERT INTO articles (feed_id, guid, url, title, sort_at, added_at)"
+                " VALUES (NULL, :url, :url, :title, :now, :now) RETURNING id",
+                {"url": url, "title": title or url, "now": now},
+            )
+            return rows[0]["id"], True
+
+    async def search(self, query: str, *, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        """Full-text search, best match first, each with a snippet whose matches are
+        wrapped in \x02 ... \x03 (the caller escapes the text and turns those into marks).
+        `query` is an FTS5 query: build it with `fts_query`."""
+        now = time.time()
+        # Rank first and cut to one page, then build snippets and join the article
+        # columns for that page only: snippets for every match cost 3x the ranking.
+        articles = await self._all(
+            f"""
+            WITH hits AS (
+                SELECT rowid AS id, bm25(search, 8.0, 2.0, 1.0) AS score
+                FROM search WHERE search MATCH :query
+                ORDER BY score, rowid DESC
+                LIMIT :limit OFFSET :offset
+            )
+            SELECT {_ARTICLE_COLUMNS},
+                   snippet(search, -1, char(2), char(3), '…', 16) AS snippet
+            FROM hits JOIN search ON search.rowid = hits.id
+                 JOIN articles a ON a.id = hits.id {_ARTICLE_LEFT_JOINS}
+            WHERE search MATCH :query
+            ORDER BY hits.score, hits.id DESC
+            """,
+            {"query": query, "now": now, "limit": limit, "offset": offset},
+        )
+        return await self._with_positions(articles, now)

@@ -1,0 +1,131 @@
+"""The Store's plumbing: two connections, reads and write transactions, and the SQL
+fragments the entity modules share.
+
+Two connections per Store, both in autocommit mode:
+
+* the *read* connection runs single statements and fetches every row in the same
+  call (`execute_fetchall`), so no cursor is ever left half-read across an `await`;
+* the *write* connection runs every state change inside `BEGIN IMMEDIATE ... COMMIT`,
+  one task at a time (`self._write_lock`). Tasks that shared one aiosqlite connection
+  would share its transaction: a "win" by one task could be rolled back by another.
+  The asyncio lock only serialises use of that one connection object inside this
+  process; who may extract an article is decided by the claim row, which every
+  process sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from .schema import migrate
+
+STATES = ("new", "queued", "cleaning", "ready", "failed")
+
+# The state of an article, derived (never stored) so it cannot drift from the rows
+# that define it. Needs the aliases a, q, cl, c and the :now parameter.
+_STATE = """
+CASE
+    WHEN c.article_id IS NOT NULL THEN 'ready'
+    WHEN cl.expires_at > :now THEN 'cleaning'
+    WHEN q.seq IS NOT NULL THEN 'queued'
+    WHEN a.error IS NOT NULL THEN 'failed'
+    ELSE 'new'
+END
+"""
+
+_ARTICLE_COLUMNS = f"""
+    a.id, a.feed_id, a.guid, a.url, a.title, a.summary, a.author, a.published, a.sort_at,
+    a.added_at, a.error, a.failed_at, a.read_at, a.starred_at, a.summary_text,
+    f.title AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
+    {_STATE} AS state
+"""
+
+_ARTICLE_LEFT_JOINS = """
+    LEFT JOIN feeds f ON f.id = a.feed_id
+    LEFT JOIN queue q ON q.article_id = a.id
+    LEFT JOIN claims cl ON cl.article_id = a.id
+    LEFT JOIN contents c ON c.article_id = a.id
+"""
+_ARTICLE_JOINS = "articles a" + _ARTICLE_LEFT_JOINS
+
+# The workers' service order over queue rows q that nobody is cleaning.
+_SERVICE_ORDER = "ORDER BY q.due_at, q.seq"
+
+_WAITING = "NOT EXISTS (SELECT 1 FROM claims cl WHERE cl.article_id = q.article_id AND cl.expires_at > :now)"
+
+
+@dataclass(frozen=True)
+class Run:
+    """A claim won: this run may extract the article until expires_at (renewable)."""
+
+    id: int
+    article_id: int
+    url: str
+    lane: str
+
+
+def _row(row: sqlite3.Row | None) -> dict[str, Any] | None:
+    return dict(row) if row is not None else None
+
+
+async def _configure(conn: aiosqlite.Connection) -> None:
+    conn.row_factory = sqlite3.Row
+    await conn.execute("PRAGMA busy_timeout = 30000")
+    await conn.execute("PRAGMA foreign_keys = ON")
+    await conn.execute("PRAGMA synchronous = NORMAL")
+
+class StoreBase:
+    def __init__(self, path: Path, read: aiosqlite.Connection, write: aiosqlite.Connection) -> None:
+        self.path = path
+        self._read = read
+        self._write = write
+        self._write_lock = asyncio.Lock()
+
+    @classmethod
+    async def _connect(cls, path: Path) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
+        write = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            await _configure(write)
+            await write.execute("PRAGMA journal_mode = WAL")
+            await migrate(write)
+            read = await aiosqlite.connect(path, isolation_level=None)
+            await _configure(read)
+        except BaseException:
+            await write.close()
+            raise
+        return read, write
+
+    async def close(self) -> None:
+        await self._read.close()
+        await self._write.close()
+
+
+    # -- plumbing ---------------------------------------------------------------
+
+    async def _all(self, sql: str, params: dict[str, Any] | Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return [dict(r) for r in await self._read.execute_fetchall(sql, params)]
+
+    async def _one(self, sql: str, params: dict[str, Any] | Sequence[Any] = ()) -> dict[str, Any] | None:
+        rows = await self._read.execute_fetchall(sql, params)
+        return _row(rows[0]) if rows else None
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._write_lock:
+            await self._write.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._write
+            except BaseException:
+                await self._write.execute("ROLLBACK")
+                raise
+            else:
+                await self._write.execute("COMMIT")
+

@@ -1,0 +1,136 @@
+"""Feeds: subscriptions, their refresh state and the headlines a refresh brings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import aiosqlite
+
+from .base import StoreBase
+
+
+async def insert_feed(
+    db: aiosqlite.Connection, url: str, title: str = "", site_url: str | None = None, now: float | None = None
+) -> tuple[int, bool]:
+    """Inside a write transaction: the feed with this URL, created if missing. Returns
+    (feed id, created); an existing feed is left exactly as it is."""
+    rows = await db.execute_fetchall(
+        "INSERT INTO feeds (url, title, site_url, added_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (url) DO NOTHING RETURNING id",
+        (url, title, site_url, time.time() if now is None else now),
+    )
+    if rows:
+        return rows[0]["id"], True
+    rows = await db.execute_fetchall("SELECT id FROM feeds WHERE url = ?", (url,))
+    return rows[0]["id"], False
+
+
+class FeedStore(StoreBase):
+
+    async def add_feed(self, url: str, title: str = "") -> tuple[int, bool]:
+        """Subscribe; returns (feed id, created). Subscribing twice is harmless."""
+        async with self._transaction() as db:
+            return await insert_feed(db, url, title)
+
+    async def list_feeds(self, *, counts: bool = True) -> list[dict[str, Any]]:
+        """Every feed; with counts, how many articles each has and how many are unread
+        (costs a count per feed: the browse page's feed filter asks without)."""
+        if not counts:
+            return await self._all("SELECT f.* FROM feeds f ORDER BY lower(f.title), f.id")
+        return await self._all(
+            """
+            SELECT f.*,
+                (SELECT count(*) FROM articles a WHERE a.feed_id = f.id) AS articles,
+                (SELECT count(*) FROM articles a WHERE a.feed_id = f.id AND a.read_at IS NULL) AS unread
+            FROM feeds f ORDER BY lower(f.title), f.id
+            """
+        )
+
+    async def rename_feed(self, feed_id: int, title: str) -> bool:
+        async with self._transaction() as db:
+            cur = await db.execute("UPDATE feeds SET title = ? WHERE id = ?", (title, feed_id))
+            return cur.rowcount > 0
+
+    async def get_feed(self, feed_id: int) -> dict[str, Any] | None:
+        return await self._one("SELECT * FROM feeds WHERE id = ?", (feed_id,))
+
+    async def delete_feed(self, feed_id: int) -> bool:
+        async with self._transaction() as db:
+            cur = await db.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
+            return cur.rowcount > 0
+
+    async def feeds_due(self, older_than: float) -> list[dict[str, Any]]:
+        return await self._all(
+            "SELECT * FROM feeds WHERE refreshed_at IS NULL OR refreshed_at < ? ORDER BY id",
+            (older_than,),
+        )
+
+    async def store_feed_entries(
+        self,
+        feed_id: int,
+        *,
+        title: str | None,
+        site_url: str | None,
+        etag: str | None,
+        last_modified: str | None,
+        entries: Iterable[dict[str, Any]],
+    ) -> int:
+        """Record a successful fetch: new headlines in, feed error cleared. Returns how many
+        articles were new. Headlines only: nothing here touches the queue."""
+        now = time.time()
+        async with self._transaction() as db:
+            await db.execute(
+                """
+                -- a title once set (by the first fetch, a rename or an OPML import) is the
+                -- person's: later fetches do not overwrite it
+                UPDATE feeds SET title = CASE WHEN title = '' THEN coalesce(:title, '') ELSE title END,
+                    site_url = coalesce(:site_url, site_url), etag = :etag,
+                    last_modified = :last_modified, refreshed_at = :now, error = NULL
+                WHERE id = :id
+                """,
+                {"title": title, "site_url": site_url, "etag": etag,
+                 "last_modified": last_modified, "now": now, "id": feed_id},
+            )
+            count = "SELECT count(*) AS n FROM articles WHERE feed_id = ?"
+            before = (await db.execute_fetchall(count, (feed_id,)))[0]["n"]
+            await db.executemany(
+                """
+                INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
+                                      published, sort_at, added_at)
+                VALUES (:feed_id, :guid, :url, :title, :summary, :summary_text, :author, :published,
+                        coalesce(:published, :now), :now)
+                ON CONFLICT (feed_id, guid) DO UPDATE SET
+                    title = excluded.title, summary = excluded.summary, url = excluded.url,
+                    author = excluded.author, summary_text = excluded.summary_text
+                WHERE (title, summary, url, coalesce(author, ''))
+                   IS NOT (excluded.title, excluded.summary, excluded.url, coalesce(excluded.author, ''))
+                """,
+                [{"summary_text": "", **e, "feed_id": feed_id, "now": now} for e in entries],
+            )
+            after = (await db.execute_fetchall(count, (feed_id,)))[0]["n"]
+            return after - before
+
+    async def store_feed_not_modified(self, feed_id: int) -> None:
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE feeds SET refreshed_at = ?, error = NULL WHERE id = ?", (time.time(), feed_id)
+            )
+
+    async def store_feed_error(self, feed_id: int, error: str) -> None:
+        """The feed keeps its articles; only its error line changes."""
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE feeds SET refreshed_at = ?, error = ? WHERE id = ?", (time.time(), error, feed_id)
+            )
+
+    async def feed_by_url(self, url: str) -> dict[str, Any] | None:
+        return await self._one("SELECT * FROM feeds WHERE url = ?", (url,))
+
+    async def subscribe_many(self, feeds: Sequence[dict[str, Any]]) -> list[tuple[int, bool]]:
+        """Subscribe to many feeds ({url, title, site_url}) in one transaction; returns
+        (feed id, created) for each. Existing subscriptions are left exactly as they are."""
+        now = time.time()
+        async with self._transaction() as db:
+            return [await insert_feed(db, f["url"], f.get("title") or "", f.get("site_url"), now) for f in feeds]

@@ -1,0 +1,201 @@
+"""The line and its claims: taps fill the queue, workers take from it, and one claim
+row per article decides who extracts it (a worker or a direct open)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import aiosqlite
+
+from .base import _SERVICE_ORDER, _WAITING, Run, StoreBase
+
+
+class LineStore(StoreBase):
+
+    # -- the queue: filled only by taps ------------------------------------------
+
+    async def enqueue(self, article_id: int, lane: str = "normal", next_lead: float = 600.0) -> bool:
+        """A person's tap. Returns False if the article does not exist. Tapping twice is
+        harmless; an article already cleaned is not queued again; tapping a queued article
+        with the other lane moves it (its tap time stays).
+
+        The lane rule: a "next" tap is due `next_lead` seconds before its tap time, so it
+        goes ahead of every normal article tapped less than `next_lead` before it, and
+        behind those tapped earlier. No normal article is ever passed by a "next" tap made
+        more than `next_lead` after it: the normal lane cannot starve."""
+        now = time.time()
+        async with self._transaction() as db:
+            exists = await db.execute_fetchall(
+                "SELECT (SELECT 1 FROM contents WHERE article_id = :id) AS ready"
+                " FROM articles WHERE id = :id",
+                {"id": article_id},
+            )
+            if not exists:
+                return False
+            if exists[0]["ready"]:
+                return True
+            await db.execute(
+                """
+                INSERT INTO queue (article_id, lane, tapped_at, due_at)
+                VALUES (:id, :lane, :now, :now - :lead)
+                ON CONFLICT (article_id) DO UPDATE SET
+                    lane = excluded.lane, due_at = queue.tapped_at - :lead
+                """,
+                {"id": article_id, "lane": lane, "now": now, "lead": next_lead if lane == "next" else 0.0},
+            )
+            return True
+
+    async def dequeue(self, article_id: int) -> bool:
+        """Take an article out of the line. One already being cleaned is finished and kept:
+        that work was paid for."""
+        async with self._transaction() as db:
+            cur = await db.execute("DELETE FROM queue WHERE article_id = ?", (article_id,))
+            return cur.rowcount > 0
+
+    async def queue(self, now: float | None = None) -> list[dict[str, Any]]:
+        """The line in service order, with positions; items being cleaned are not in line."""
+        rows = await self._all(
+            f"""
+            SELECT q.article_id, q.lane, q.tapped_at, q.due_at, a.title, a.url
+            FROM queue q JOIN articles a ON a.id = q.article_id
+            WHERE {_WAITING} {_SERVICE_ORDER}
+            """,
+            {"now": time.time() if now is None else now},
+        )
+        for position, row in enumerate(rows, start=1):
+            row["position"] = position
+        return rows
+
+    # -- claims: one per article, shared by the worker and a direct open ------------
+
+    async def take_next(self, worker: str, ttl: float) -> Run | None:
+        """A worker takes the next article in line and makes it its own, in one
+        transaction: pick, claim and open a ledger run, with no gap between them."""
+        now = time.time()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                f"SELECT q.article_id FROM queue q WHERE {_WAITING} {_SERVICE_ORDER} LIMIT 1",
+                {"now": now},
+            )
+            if not rows:
+                return None
+            return await _claim_in(db, rows[0]["article_id"], worker, "queue", ttl, now)
+
+    async def claim(self, article_id: int, worker: str, ttl: float) -> Run | None:
+        """The direct lane: claim one article, unless it is cleaned already or someone
+        holds a live claim on it."""
+        now = time.time()
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                """
+                SELECT 1 FROM articles a WHERE a.id = :id
+                AND NOT EXISTS (SELECT 1 FROM contents WHERE article_id = :id)
+                AND NOT EXISTS (SELECT 1 FROM claims WHERE article_id = :id AND expires_at > :now)
+                """,
+                {"id": article_id, "now": now},
+            )
+            if not rows:
+                return None
+            return await _claim_in(db, article_id, worker, "direct", ttl, now)
+
+    async def renew(self, run: Run, ttl: float) -> bool:
+        """Extend a live claim. Fenced: a run whose claim was taken over cannot renew."""
+        async with self._transaction() as db:
+            cur = await db.execute(
+                "UPDATE claims SET expires_at = ? WHERE article_id = ? AND run_id = ?",
+                (time.time() + ttl, run.article_id, run.id),
+            )
+            return cur.rowcount > 0
+
+    async def release(self, run: Run) -> None:
+        """Give a claim back without a result (shutdown): the run is abandoned and the
+        article, still in the queue if it was queued, goes to the next taker."""
+        async with self._transaction() as db:
+            await _finish(db, run, "abandoned", None)
+
+    async def claim_holder(self, article_id: int) -> dict[str, Any] | None:
+        return await self._one("SELECT * FROM claims WHERE article_id = ?", (article_id,))
+
+    async def store_cleaned(self, run: Run, content: dict[str, Any]) -> None:
+        """Keep the result: content in, out of the queue, error cleared, run cached,
+        claim released. A result that arrives after the claim was lost is still kept
+        (it was paid for); the first stored content wins."""
+        async with self._transaction() as db:
+            await db.execute(
+                """
+                INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
+                VALUES (:article_id, :title, :author, :published, :html, :text, :words, :now)
+                ON CONFLICT (article_id) DO NOTHING
+                """,
+                {**content, "article_id": run.article_id, "now": time.time()},
+            )
+            # A saved link knows only its URL until its page is read: take the page's title.
+            await db.execute(
+                """
+                UPDATE articles SET error = NULL, failed_at = NULL,
+                    title = CASE WHEN feed_id IS NULL AND title = url AND :title IS NOT NULL
+                                 THEN :title ELSE title END
+                WHERE id = :id
+                """,
+                {"id": run.article_id, "title": content.get("title")},
+            )
+            await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
+            await _finish(db, run, "cached", None)
+
+    async def store_failed(self, run: Run, error: str) -> None:
+        """Record why extraction failed. Whatever good content exists stays untouched. A
+        run that no longer holds the claim (it expired and passed on) only closes its
+        ledger row: the article's state belongs to the new holder."""
+        async with self._transaction() as db:
+            holds = await db.execute_fetchall(
+                "SELECT 1 FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id)
+            )
+            if holds:
+                await db.execute(
+                    "UPDATE articles SET error = ?, failed_at = ? WHERE id = ?",
+                    (error, time.time(), run.article_id),
+                )
+                await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
+            await _finish(db, run, "failed", error)
+
+    async def get_content(self, article_id: int) -> dict[str, Any] | None:
+        return await self._one("SELECT * FROM contents WHERE article_id = ?", (article_id,))
+
+
+async def _claim_in(
+    db: aiosqlite.Connection, article_id: int, worker: str, lane: str, ttl: float, now: float
+) -> Run:
+    """Inside a write transaction that has checked nobody holds a live claim: open a
+    ledger run and make its claim the article's. An expired claim's run is marked
+    abandoned (its holder died or stalled past the expiry)."""
+    await db.execute(
+        """
+        UPDATE runs SET outcome = 'abandoned', finished_at = :now,
+            error = 'claim expired before the run finished'
+        WHERE id = (SELECT run_id FROM claims WHERE article_id = :id) AND outcome IS NULL
+        """,
+        {"id": article_id, "now": now},
+    )
+    rows = await db.execute_fetchall(
+        "INSERT INTO runs (article_id, lane, worker, started_at) VALUES (?, ?, ?, ?) RETURNING id",
+        (article_id, lane, worker, now),
+    )
+    run_id = rows[0]["id"]
+    await db.execute(
+        "INSERT INTO claims (article_id, run_id, expires_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (article_id) DO UPDATE SET run_id = excluded.run_id, expires_at = excluded.expires_at",
+        (article_id, run_id, now + ttl),
+    )
+    url = (await db.execute_fetchall("SELECT url FROM articles WHERE id = ?", (article_id,)))[0]["url"]
+    return Run(id=run_id, article_id=article_id, url=url, lane=lane)
+
+
+async def _finish(db: aiosqlite.Connection, run: Run, outcome: str, error: str | None) -> None:
+    """Close a run and drop its claim. Both fenced by run id: a run cannot release a
+    claim that has passed to someone else, nor rewrite an outcome already recorded."""
+    await db.execute(
+        "UPDATE runs SET outcome = ?, error = ?, finished_at = ? WHERE id = ? AND outcome IS NULL",
+        (outcome, error, time.time(), run.id),
+    )
+    await db.execute("DELETE FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id))

@@ -1,0 +1,98 @@
+"""Export and import of the library: what an export keeps, and bringing it back."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .base import StoreBase
+from .feeds import insert_feed
+
+
+class PortableStore(StoreBase):
+
+    async def export_articles(self) -> list[dict[str, Any]]:
+        """What an export keeps: saved links, starred articles and every cleaned article,
+        with its feed's URL, its reading state and its cleaned content (c_* columns)."""
+        return await self._all(
+            """
+            SELECT a.id, a.guid, a.url, a.title, a.summary, a.summary_text, a.author, a.published,
+                   a.sort_at, a.added_at, a.read_at, a.starred_at,
+                   f.url AS feed_url, f.title AS feed_title,
+                   c.article_id IS NOT NULL AS cleaned, c.title AS c_title, c.author AS c_author,
+                   c.published AS c_published, c.html AS c_html, c.text AS c_text, c.words AS c_words,
+                   c.cleaned_at AS c_cleaned_at
+            FROM articles a
+            LEFT JOIN feeds f ON f.id = a.feed_id
+            LEFT JOIN contents c ON c.article_id = a.id
+            WHERE a.feed_id IS NULL OR a.starred_at IS NOT NULL OR c.article_id IS NOT NULL
+            ORDER BY a.id
+            """
+        )
+
+    async def import_articles(self, records: Sequence[dict[str, Any]]) -> dict[str, int]:
+        """Bring exported articles back, in one transaction, idempotently: an article is
+        found by (feed URL, guid), a saved link by its URL; missing ones are inserted,
+        existing ones only gain what they lack (a read or starred time, cleaned content).
+        Nothing that is already there is overwritten, so importing twice changes nothing.
+        Records are validated and sanitized by the caller (portability.py)."""
+        counts = {"articles": 0, "contents": 0, "states": 0, "feeds": 0}
+        now = time.time()
+        async with self._transaction() as db:
+            for r in records:
+                feed_id = None
+                if r.get("feed_url"):
+                    feed_id, created = await insert_feed(db, r["feed_url"], r.get("feed_title") or "", now=now)
+                    counts["feeds"] += created
+                    rows = await db.execute_fetchall(
+                        "SELECT id FROM articles WHERE feed_id = ? AND guid = ?", (feed_id, r["guid"]))
+                else:
+                    rows = await db.execute_fetchall(
+                        "SELECT id FROM articles WHERE feed_id IS NULL AND url = ?", (r["url"],))
+                if rows:
+                    article_id = rows[0]["id"]
+                    cur = await db.execute(
+                        """
+                        UPDATE articles SET read_at = coalesce(read_at, :read_at),
+                                            starred_at = coalesce(starred_at, :starred_at)
+                        WHERE id = :id AND ((read_at IS NULL AND :read_at IS NOT NULL)
+                                            OR (starred_at IS NULL AND :starred_at IS NOT NULL))
+                        """,
+                        {"id": article_id, "read_at": r.get("read_at"), "starred_at": r.get("starred_at")},
+                    )
+                    counts["states"] += cur.rowcount > 0
+                else:
+                    rows = await db.execute_fetchall(
+                        """
+                        INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
+                                              published, sort_at, added_at, read_at, starred_at)
+                        VALUES (:feed_id, :guid, :url, :title, :summary, :summary_text, :author,
+                                :published, :sort_at, :added_at, :read_at, :starred_at)
+                        RETURNING id
+                        """,
+                        {**{k: r.get(k) for k in ("url", "title", "summary", "summary_text", "author",
+                                                  "published", "read_at", "starred_at")},
+                         "feed_id": feed_id, "guid": r.get("guid") or r["url"],
+                         "sort_at": r.get("sort_at") or r.get("published") or now,
+                         "added_at": r.get("added_at") or now},
+                    )
+                    article_id = rows[0]["id"]
+                    counts["articles"] += 1
+                content = r.get("content")
+                if content:
+                    rows = await db.execute_fetchall(
+                        """
+                        INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
+                        VALUES (:article_id, :title, :author, :published, :html, :text, :words, :cleaned_at)
+                        ON CONFLICT (article_id) DO NOTHING RETURNING article_id
+                        """,
+                        {**content, "article_id": article_id, "cleaned_at": content.get("cleaned_at") or now},
+                    )
+                    if rows:
+                        counts["contents"] += 1
+                        # cleaned now: out of the line, any old error gone (as store_cleaned does)
+                        await db.execute("DELETE FROM queue WHERE article_id = ?", (article_id,))
+                        await db.execute(
+                            "UPDATE articles SET error = NULL, failed_at = NULL WHERE id = ?", (article_id,))
+        return counts

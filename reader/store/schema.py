@@ -1,0 +1,194 @@
+"""The schema and its migrations: version 1 as released, then numbered steps."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable
+
+import aiosqlite
+
+from ..sanitize import plain_text
+
+
+
+# The schema of version 1, the first released one. Later versions are reached by the
+# numbered steps in MIGRATIONS, never by editing this string.
+SCHEMA_V1 = """
+CREATE TABLE feeds (
+    id            INTEGER PRIMARY KEY,
+    url           TEXT NOT NULL UNIQUE,
+    title         TEXT NOT NULL DEFAULT '',
+    site_url      TEXT,
+    -- conditional GET: sent back as If-None-Match / If-Modified-Since
+    etag          TEXT,
+    last_modified TEXT,
+    added_at      REAL NOT NULL,
+    refreshed_at  REAL,          -- last attempt, successful or not
+    error         TEXT           -- why the last attempt failed; NULL when it worked
+);
+
+CREATE TABLE articles (
+    id         INTEGER PRIMARY KEY,
+    feed_id    INTEGER REFERENCES feeds(id) ON DELETE CASCADE,   -- NULL: a saved link
+    guid       TEXT NOT NULL,
+    url        TEXT NOT NULL,
+    title      TEXT NOT NULL,
+    summary    TEXT NOT NULL DEFAULT '',   -- the feed's own text, sanitized HTML
+    author     TEXT,
+    published  REAL,
+    sort_at    REAL NOT NULL,               -- published, else first seen: browse order
+    added_at   REAL NOT NULL,
+    error      TEXT,                        -- why the last extraction failed
+    failed_at  REAL,
+    UNIQUE (feed_id, guid)
+);
+-- speed up the browse page: newest first, keyset pagination on (sort_at, id)
+CREATE INDEX articles_by_sort ON articles (sort_at DESC, id DESC);
+-- speed up the browse page filtered to one feed
+CREATE INDEX articles_by_feed ON articles (feed_id, sort_at DESC, id DESC);
+
+-- Only the tap handlers insert here. Service order is (due_at, seq): due_at is the tap
+-- time, moved earlier by the next-lane lead for "read next" taps (see Store.enqueue).
+CREATE TABLE queue (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    article_id INTEGER NOT NULL UNIQUE REFERENCES articles(id) ON DELETE CASCADE,
+    lane       TEXT NOT NULL DEFAULT 'normal' CHECK (lane IN ('normal', 'next')),
+    tapped_at  REAL NOT NULL,
+    due_at     REAL NOT NULL
+);
+-- speed up take_next and positions: the service order
+CREATE INDEX queue_by_due ON queue (due_at, seq);
+
+-- Live worker processes and how many articles each cleans at once: for wait estimates.
+CREATE TABLE workers (
+    name       TEXT PRIMARY KEY,
+    slots      INTEGER NOT NULL,
+    expires_at REAL NOT NULL
+);
+
+-- Who is extracting an article right now. One row per article at most; the holder
+-- is identified by its ledger run, which fences renewals and releases.
+CREATE TABLE claims (
+    article_id INTEGER PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+    run_id     INTEGER NOT NULL,
+    expires_at REAL NOT NULL
+);
+
+CREATE TABLE contents (
+    article_id INTEGER PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+    title      TEXT,
+    author     TEXT,
+    published  TEXT,
+    html       TEXT NOT NULL,    -- sanitized
+    text       TEXT NOT NULL,
+    words      INTEGER NOT NULL,
+    cleaned_at REAL NOT NULL
+);
+
+-- The ledger: one row per extraction started. No foreign key: it outlives articles.
+CREATE TABLE runs (
+    id          INTEGER PRIMARY KEY,
+    article_id  INTEGER NOT NULL,
+    lane        TEXT NOT NULL CHECK (lane IN ('queue', 'direct')),
+    worker      TEXT NOT NULL,
+    started_at  REAL NOT NULL,
+    finished_at REAL,
+    outcome     TEXT CHECK (outcome IN ('cached', 'failed', 'abandoned')),
+    error       TEXT
+);
+-- speed up /stats and the "is anything in flight" checks
+CREATE INDEX runs_by_outcome ON runs (outcome);
+"""
+
+# Version 2: the library. Reading state, the summary as plain text, full-text search.
+SCHEMA_V2_COLUMNS = """
+-- reading state: when opened (or marked read; NULL = unread) and when starred
+ALTER TABLE articles ADD COLUMN read_at REAL;
+ALTER TABLE articles ADD COLUMN starred_at REAL;
+-- the feed's summary as plain text: card excerpts and the search index
+ALTER TABLE articles ADD COLUMN summary_text TEXT NOT NULL DEFAULT '';
+-- speed up the starred filter
+CREATE INDEX articles_starred ON articles (starred_at) WHERE starred_at IS NOT NULL;
+-- speed up unread counts per feed
+CREATE INDEX articles_unread ON articles (feed_id) WHERE read_at IS NULL;
+-- speed up the failed filter: failures are rare, so a scan of the browse order would be long
+CREATE INDEX articles_failed ON articles (sort_at DESC, id DESC) WHERE error IS NOT NULL;
+-- speed up "is this link saved already"
+CREATE INDEX articles_saved ON articles (url) WHERE feed_id IS NULL;
+"""
+
+# rowid = article id. Kept in step by triggers, so no code path can forget it.
+SCHEMA_V2_SEARCH = """
+CREATE VIRTUAL TABLE search USING fts5 (
+    title, summary, body, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+INSERT INTO search (rowid, title, summary, body)
+    SELECT a.id, a.title, a.summary_text, coalesce(c.text, '')
+    FROM articles a LEFT JOIN contents c ON c.article_id = a.id;
+CREATE TRIGGER articles_search_insert AFTER INSERT ON articles BEGIN
+    INSERT INTO search (rowid, title, summary, body) VALUES (new.id, new.title, new.summary_text, '');
+END;
+CREATE TRIGGER articles_search_update AFTER UPDATE OF title, summary_text ON articles BEGIN
+    UPDATE search SET title = new.title, summary = new.summary_text WHERE rowid = new.id;
+END;
+CREATE TRIGGER articles_search_delete AFTER DELETE ON articles BEGIN
+    DELETE FROM search WHERE rowid = old.id;
+END;
+CREATE TRIGGER contents_search AFTER INSERT ON contents BEGIN
+    UPDATE search SET body = new.text WHERE rowid = new.article_id;
+END;
+"""
+
+
+async def _run_script(db: aiosqlite.Connection, script: str) -> None:
+    for statement in _statements(script):
+        await db.execute(statement)
+
+
+async def _v0_to_v1(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V1)
+
+
+
+async def _v1_to_v2(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V2_COLUMNS)
+    rows = await db.execute_fetchall("SELECT id, summary FROM articles WHERE summary != ''")
+    await db.executemany(
+        "UPDATE articles SET summary_text = ? WHERE id = ?", [(plain_text(r["summary"]), r["id"]) for r in rows]
+    )
+    await _run_script(db, SCHEMA_V2_SEARCH)
+
+
+# MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
+MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [_v0_to_v1, _v1_to_v2]
+
+
+async def migrate(db: aiosqlite.Connection) -> None:
+    async with db.execute("PRAGMA user_version") as cur:
+        version = (await cur.fetchone())[0]
+    if version > len(MIGRATIONS):
+        raise RuntimeError(
+            f"database schema version {version} is newer than this reader ({len(MIGRATIONS)})"
+        )
+    for step in range(version, len(MIGRATIONS)):
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            await MIGRATIONS[step](db)
+            await db.execute(f"PRAGMA user_version = {step + 1}")
+        except BaseException:
+            await db.execute("ROLLBACK")
+            raise
+        await db.execute("COMMIT")
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (executescript would commit on its own)."""
+    statements, current = [], []
+    for line in script.splitlines():
+        current.append(line)
+        candidate = "\n".join(current)
+        if sqlite3.complete_statement(candidate):
+            statements.append(candidate.strip())
+            current = []
+    return [s for s in statements if s and s != ";"]
+
