@@ -1,35 +1,75 @@
-"""Who may do what, over HTTP.
+"""Who may do what, over HTTP. One ASGI middleware, outermost (outside even the handler
+that turns a crash into a 500), so every rule below holds for every answer.
 
-* Security headers on every response: a Content-Security-Policy without inline scripts.
+* Security headers on every response, errors and 500s included: a Content-Security-Policy
+  without inline scripts, nosniff, no framing.
+* Only our own names: the Host header must be a loopback name or address, the host of
+  READER_PUBLIC_URL, one of READER_ALLOWED_HOSTS, or the non-loopback address `serve` is
+  bound to. Anything else is 421 before any route runs: a DNS-rebinding page (whose name
+  now points at 127.0.0.1) sends its own name as Host, and is refused.
+* Bounded requests: the request target is capped (414), and the body is counted while it
+  streams, before anything parses it (413 and the connection closed): 16 KB before login,
+  1 MB for ordinary forms and JSON, READER_MAX_UPLOAD_BYTES for the OPML upload.
 * No cross-site writes. Browsers say where a request comes from (Sec-Fetch-Site, else
   Origin); a state-changing request from another site is refused. On top of that, every
   form the pages send carries a CSRF token (double submit: a SameSite=Strict cookie and
   the same value in the form or the X-CSRF-Token header), checked by `checked_form`.
   The JSON API relies on the header check alone, so scripts and the CLI, which are not a
   browser another site can drive, use it without a token.
+* No cross-site subresources. A GET can have effects (opening an article marks it read and
+  cleans it), so another site's <img>, <script>, <iframe> or fetch() gets 403: from another
+  site only a top-level navigation (a followed link) is answered.
 * A password when reader listens beyond loopback (`READER_PASSWORD`): the pages then need
-  a login, the API a bearer token (the same password).
+  a login, the API a bearer token (the same password). Wrong guesses are throttled per
+  client address and overall (429 with Retry-After); sessions are random ids held in memory.
 """
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import hmac
+import ipaddress
+import math
+import re
 import secrets
+import time
+from collections.abc import Callable
 from urllib.parse import quote
 
-from starlette.datastructures import FormData
+from starlette.datastructures import FormData, Headers
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .settings import MAX_URL_LENGTH, Settings
 
 CSRF_COOKIE = "reader_csrf"
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
 SESSION_COOKIE = "reader_session"
+SESSION_LIFETIME = 400 * 86400  # seconds; the cookie's max-age
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 OPEN_PATHS = ("/login", "/static/")  # reachable without logging in
+
+# A password short enough to guess offline or by a slow online attack is refused when
+# reader is reachable from other machines; on loopback the only reader is the owner.
+MIN_PASSWORD_LENGTH = 12
+
+# Request bodies, counted while they stream. Before login nobody needs more than a login
+# form; a logged-in form or JSON body is a URL and a title; only an upload is large.
+PRE_LOGIN_BODY_BYTES = 16 * 1024
+FORM_BODY_BYTES = 1_000_000
+UPLOAD_PATHS = ("/feeds/import",)
+# A request target holds at most a URL plus a title (the bookmarklet's /save?url=&title=).
+MAX_TARGET_LENGTH = 4 * MAX_URL_LENGTH
+
+# Wrong passwords (login form or bearer token): this many per client address, and this many
+# from everyone together, within the window; then 429 until the oldest leaves the window.
+FAILURES_PER_CLIENT = 5
+FAILURES_OVERALL = 50
+FAILURE_WINDOW = 300.0  # seconds
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: http: data:; "
@@ -43,6 +83,9 @@ SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
 ]
 
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?\.?))"
+                   r"(?::(?P<port>[0-9]{1,5}))?")
+
 
 def csrf_token(request: Request) -> str:
     return request.scope["reader.csrf"]
@@ -52,79 +95,365 @@ def _is_api(scope: Scope) -> bool:
     return scope["path"].startswith("/api/")
 
 
-def _deny(scope: Scope, status: int, message: str):
+def _deny(scope: Scope, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
     if _is_api(scope):
-        return JSONResponse({"error": message}, status_code=status)
-    return PlainTextResponse(message, status_code=status)
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
+    return PlainTextResponse(message, status_code=status, headers=headers)
 
 
-def cross_site(request: Request) -> bool:
+def host_name(host_header: str) -> str | None:
+    """The lower-case name or address in a Host header, or None if it is not one."""
+    match = _HOST.fullmatch(host_header)
+    if match is None:
+        return None
+    return (match["v6"] or match["name"]).lower().rstrip(".")
+
+
+def is_loopback(name: str) -> bool:
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def allowed_hosts(settings: Settings) -> frozenset[str]:
+    """The names reader answers to besides loopback ones."""
+    names = {h.strip("[]") for h in settings.allowed_hosts}
+    if settings.public_url:
+        names.add(host_name(settings.public_url.split("://", 1)[1]) or "")
+    bind = settings.host.strip("[]").lower()
+    wildcard = bind in ("", "0.0.0.0", "::")
+    if not wildcard and not is_loopback(bind):
+        names.add(bind)
+    names.discard("")
+    return frozenset(names)
+
+
+def cross_site(request: Request, origins: frozenset[str] = frozenset()) -> bool:
     """Sec-Fetch-Site decides alone when a browser sends it (same-origin and the
-    user-typed "none" pass); older browsers send only Origin, which must then be ours."""
+    user-typed "none" pass); older browsers send only Origin, which must then be ours:
+    the request's own, or one of `origins` (READER_PUBLIC_URL behind a TLS proxy)."""
     fetch_site = request.headers.get("sec-fetch-site")
     if fetch_site is not None:
         return fetch_site not in ("same-origin", "none")
     origin = request.headers.get("origin")
-    return origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}"
+    return origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}" and origin not in origins
 
 
-def session_value(password: str) -> str:
-    """What the session cookie holds: derived from the password, so changing the password
-    logs every browser out, and nothing needs storing."""
-    return hmac.new(hashlib.sha256(password.encode()).digest(), b"reader session v1", "sha256").hexdigest()
+def foreign_subresource(headers: Headers) -> bool:
+    """A request another site's page made for something other than a top-level navigation:
+    an <img>, <script>, <iframe>, fetch()... Browsers that send Sec-Fetch-Site send
+    Sec-Fetch-Mode too; without them (scripts, the CLI, old browsers) nothing is known."""
+    site = headers.get("sec-fetch-site")
+    mode = headers.get("sec-fetch-mode")
+    if site in (None, "same-origin", "none") or mode is None:
+        return False
+    # An iframe is a navigation too, but not one the person chose (and our pages refuse
+    # to be framed anyway): only a document loaded in a tab or window passes.
+    return not (mode == "navigate" and headers.get("sec-fetch-dest", "document") == "document")
+
+
+def client_key(scope: Scope) -> str:
+    """Whom a wrong password is counted against: the address, or its /64 for IPv6, where
+    one machine commonly holds a whole /64."""
+    client = scope.get("client")
+    if not client:
+        return "unknown"
+    try:
+        address = ipaddress.ip_address(client[0])
+    except ValueError:
+        return str(client[0])
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+class Throttle:
+    """Counts wrong passwords in a sliding window, per client and overall. The overall
+    ceiling is what stops an attacker with many addresses (or everyone behind one proxy);
+    its price is that during such an attack the owner waits too, which beats a guessed
+    password. Failures are recorded only when a try was allowed, so memory stays bounded
+    by FAILURES_OVERALL entries per window."""
+
+    def __init__(self, per_client: int = FAILURES_PER_CLIENT, overall: int = FAILURES_OVERALL,
+                 window: float = FAILURE_WINDOW, clock: Callable[[], float] = time.monotonic):
+        self.per_client, self.overall, self.window, self.clock = per_client, overall, window, clock
+        self._all: collections.deque[float] = collections.deque()
+        self._by_client: dict[str, collections.deque[float]] = {}
+
+    def _prune(self, times: collections.deque[float], now: float) -> None:
+        while times and times[0] <= now - self.window:
+            times.popleft()
+
+    def wait(self, client: str) -> float:
+        """Seconds before this client may try a password again (0: now)."""
+        now = self.clock()
+        self._prune(self._all, now)
+        if len(self._all) >= self.overall:
+            return self._all[0] + self.window - now
+        times = self._by_client.get(client)
+        if times is not None:
+            self._prune(times, now)
+            if len(times) >= self.per_client:
+                return times[0] + self.window - now
+        return 0.0
+
+    def failed(self, client: str) -> None:
+        now = self.clock()
+        self._all.append(now)
+        self._by_client.setdefault(client, collections.deque()).append(now)
+        if len(self._by_client) > 2 * self.overall:
+            for key, times in list(self._by_client.items()):
+                self._prune(times, now)
+                if not times:
+                    del self._by_client[key]
+
+    def succeeded(self, client: str) -> None:
+        self._by_client.pop(client, None)
+
+
+class Sessions:
+    """Login sessions: a random id per login, kept in this process's memory only.
+
+    Why this design: the old cookie was HMAC(password, constant), the same forever, still
+    valid after logout, and a way to test guessed passwords offline. A random id carries
+    nothing about the password; logout deletes it server-side; a restart forgets every
+    session (one more login, and nothing on disk to steal). Each id is stored with a
+    fingerprint of the password it was granted under (HMAC with a per-process random key,
+    so the fingerprint itself tests no guesses), and is honoured only while the current
+    password has the same fingerprint: changing the password revokes every session even
+    if the password someday changes without a restart. Ids are stored hashed and looked up
+    by hash, so a lookup's timing says nothing about a near miss. The table is bounded:
+    past `limit`, the oldest sessions are dropped."""
+
+    def __init__(self, limit: int = 1000, lifetime: float = SESSION_LIFETIME,
+                 clock: Callable[[], float] = time.time):
+        self._key = secrets.token_bytes(32)
+        self._live: dict[bytes, tuple[bytes, float]] = {}  # hash of id -> (password fingerprint, expiry)
+        self.limit, self.lifetime, self.clock = limit, lifetime, clock
+
+    def _fingerprint(self, password: str) -> bytes:
+        return hmac.new(self._key, password.encode("utf-8", "surrogatepass"), "sha256").digest()
+
+    @staticmethod
+    def _id_hash(session_id: str) -> bytes:
+        # a cookie may hold any text (non-ASCII included): it is only ever hashed
+        return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).digest()
+
+    def start(self, password: str) -> str:
+        session_id = secrets.token_urlsafe(32)
+        while len(self._live) >= self.limit:
+            del self._live[next(iter(self._live))]  # dicts keep insertion order: the oldest
+        self._live[self._id_hash(session_id)] = (self._fingerprint(password), self.clock() + self.lifetime)
+        return session_id
+
+    def valid(self, session_id: str | None, password: str) -> bool:
+        if not session_id:
+            return False
+        entry = self._live.get(self._id_hash(session_id))
+        if entry is None:
+            return False
+        fingerprint, expires = entry
+        if expires < self.clock() or not hmac.compare_digest(fingerprint, self._fingerprint(password)):
+            self._live.pop(self._id_hash(session_id), None)
+            return False
+        return True
+
+    def end(self, session_id: str | None) -> None:
+        if session_id:
+            self._live.pop(self._id_hash(session_id), None)
+
+
+class _BodyTooLarge(Exception):
+    """Raised out of `receive` once a body passed its cap (the 413 is already sent)."""
 
 
 class Access:
-    """One ASGI middleware for headers, the cross-site check, the CSRF cookie and login."""
+    """One ASGI middleware for headers, hosts, size caps, cross-site checks, the CSRF
+    cookie, login, sessions and the password throttle."""
 
-    def __init__(self, app: ASGIApp, password: str | None = None):
+    def __init__(self, app: ASGIApp, settings: Settings):
         self.app = app
-        self.password = password or None
+        self.settings = settings
+        self.password = settings.password or None
+        self.hosts = allowed_hosts(settings)
+        self.origins = frozenset({settings.public_url} if settings.public_url else ())
+        self.sessions = Sessions()
+        self.throttle = Throttle()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        send = _with_headers(send)
+        scope["reader.access"] = self
+
+        async def refuse(status: int, message: str, headers: dict[str, str] | None = None) -> None:
+            await _deny(scope, status, message, headers)(scope, receive, send)
+
+        if len(scope.get("raw_path") or scope["path"].encode()) + len(scope["query_string"]) > MAX_TARGET_LENGTH:
+            return await refuse(414, f"the request's URL is longer than {MAX_TARGET_LENGTH} characters")
         request = Request(scope)
-        if scope["method"] not in SAFE_METHODS and cross_site(request):
-            return await _deny(scope, 403, "cross-site request refused")(scope, receive, self._with_headers(send, None))
-        if self.password and not self._authenticated(request):
-            if _is_api(scope):
-                response = JSONResponse({"error": "authentication required"}, status_code=401,
-                                        headers={"www-authenticate": 'Bearer realm="reader"'})
-            else:
-                target = scope["path"] + ("?" + scope["query_string"].decode() if scope["query_string"] else "")
-                response = RedirectResponse("/login?next=" + quote(target, safe=""), status_code=303)
-            return await response(scope, receive, self._with_headers(send, None))
+        origin = self._origin(request)
+        if origin is None:
+            return await refuse(421, self._host_message(request.headers.get("host", "")))
+        scope["reader.origin"] = origin
+        if foreign_subresource(request.headers):
+            return await refuse(403, "another site's page cannot load or embed reader's pages")
+        if scope["method"] not in SAFE_METHODS and cross_site(request, self.origins):
+            return await refuse(403, "cross-site request refused")
+
+        authenticated = True
+        if self.password:
+            client = client_key(scope)
+            presents_password = (scope["method"] == "POST" and scope["path"] == "/login") or \
+                "authorization" in request.headers
+            wait = self.throttle.wait(client) if presents_password else 0.0
+            if wait > 0:
+                return await refuse(429, f"too many wrong passwords: try again in {math.ceil(wait)} s",
+                                    {"retry-after": str(math.ceil(wait))})
+            authenticated = self._authenticated(request, client)
+            if not authenticated and not scope["path"].startswith(OPEN_PATHS):
+                if _is_api(scope):
+                    response = JSONResponse({"error": "authentication required"}, status_code=401,
+                                            headers={"www-authenticate": 'Bearer realm="reader"'})
+                else:
+                    target = scope["path"] + ("?" + scope["query_string"].decode() if scope["query_string"] else "")
+                    response = RedirectResponse("/login?next=" + quote(target, safe=""), status_code=303)
+                return await response(scope, receive, send)
+            if scope["method"] == "POST" and scope["path"] == "/login":
+                send = self._counting_login(send, client)
+
+        limit = self._body_limit(scope, authenticated)
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            return await refuse(413, _too_large(limit), {"connection": "close"})
 
         token = request.cookies.get(CSRF_COOKIE)
         fresh = None
         if not token or len(token) < 20:
             token = fresh = secrets.token_urlsafe(32)
         scope["reader.csrf"] = token
-        await self.app(scope, receive, self._with_headers(send, fresh))
 
-    def _authenticated(self, request: Request) -> bool:
-        path = request.url.path
-        if path.startswith(OPEN_PATHS):
-            return True
-        expected = session_value(self.password)
-        if hmac.compare_digest(request.cookies.get(SESSION_COOKIE, ""), expected):
-            return True
-        scheme, _, credential = request.headers.get("authorization", "").partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(credential.encode(), self.password.encode())
+        started = False
+        refused = False
 
-    @staticmethod
-    def _with_headers(send: Send, fresh_token: str | None) -> Send:
+        async def app_send(message: Message) -> None:
+            nonlocal started
+            if refused:
+                return  # the 413 went out: whatever the interrupted handler answers is dropped
+            if message["type"] == "http.response.start":
+                started = True
+                if fresh:
+                    cookie = f"{CSRF_COOKIE}={fresh}; Path=/; HttpOnly; SameSite=Strict"
+                    message["headers"] = [*message.get("headers", []), (b"set-cookie", cookie.encode())]
+            await send(message)
+
+        received = 0
+
+        async def capped_receive() -> Message:
+            nonlocal received, refused
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    if not started:
+                        refused = True
+                        await _deny(scope, 413, _too_large(limit), {"connection": "close"})(scope, receive, send)
+                    raise _BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, capped_receive, app_send)
+        except _BodyTooLarge:
+            if not refused:
+                raise
+
+    def _origin(self, request: Request) -> str | None:
+        """The origin this request reached us at, or None if its Host is not ours."""
+        host = request.headers.get("host")
+        if host is None:  # HTTP/1.0 without Host: no browser, so no rebinding
+            server = request.scope.get("server") or ("127.0.0.1", self.settings.port)
+            name = f"[{server[0]}]" if ":" in str(server[0]) else str(server[0])
+            return f"{request.url.scheme}://{name}:{server[1]}"
+        name = host_name(host)
+        if name is None or not (is_loopback(name) or name in self.hosts):
+            return None
+        return f"{request.url.scheme}://{host.lower()}"
+
+    def _host_message(self, host: str) -> str:
+        shown = host if len(host) <= 100 and host.isprintable() else host[:100].encode("ascii", "replace").decode()
+        return (f"reader does not answer to the host name {shown!r}. If you reach reader by this name, add it to "
+                "READER_ALLOWED_HOSTS (or set READER_PUBLIC_URL) and restart it.")
+
+    def _body_limit(self, scope: Scope, authenticated: bool) -> int:
+        if not authenticated or scope["path"].startswith(OPEN_PATHS):
+            return PRE_LOGIN_BODY_BYTES
+        if scope["path"] in UPLOAD_PATHS:
+            return self.settings.max_upload_bytes
+        return FORM_BODY_BYTES
+
+    def _authenticated(self, request: Request, client: str) -> bool:
+        assert self.password is not None
+        if self.sessions.valid(request.cookies.get(SESSION_COOKIE), self.password):
+            return True
+        authorization = request.headers.get("authorization")
+        if authorization is None:
+            return False
+        scheme, _, credential = authorization.partition(" ")
+        # headers arrive as latin-1 text, so any byte sequence encodes back; compare bytes
+        if scheme.lower() == "bearer" and hmac.compare_digest(credential.encode("utf-8"),
+                                                              self.password.encode("utf-8", "surrogatepass")):
+            return True
+        self.throttle.failed(client)
+        return False
+
+    def _counting_login(self, send: Send, client: str) -> Send:
+        """The login view answers 401 for a wrong password and 303 for a right one."""
         async def sender(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", [])) + SECURITY_HEADERS
-                if fresh_token:
-                    cookie = f"{CSRF_COOKIE}={fresh_token}; Path=/; HttpOnly; SameSite=Strict"
-                    headers.append((b"set-cookie", cookie.encode()))
-                message["headers"] = headers
+                if message["status"] == 401:
+                    self.throttle.failed(client)
+                elif message["status"] == 303:
+                    self.throttle.succeeded(client)
             await send(message)
 
         return sender
+
+
+def _too_large(limit: int) -> str:
+    return f"the request body is larger than this route accepts ({limit:,} bytes)"
+
+
+def _with_headers(send: Send) -> Send:
+    async def sender(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+        await send(message)
+
+    return sender
+
+
+def _access(request: Request) -> Access:
+    return request.scope["reader.access"]
+
+
+def start_session(request: Request) -> str:
+    """A new session id for a browser that just gave the right password."""
+    access = _access(request)
+    assert access.password is not None
+    return access.sessions.start(access.password)
+
+
+def end_session(request: Request) -> None:
+    _access(request).sessions.end(request.cookies.get(SESSION_COOKIE))
+
+
+def origin_of(request: Request) -> str:
+    """The origin browsers reach reader at: READER_PUBLIC_URL if set, else the checked Host."""
+    access = _access(request)
+    return access.settings.public_url or request.scope["reader.origin"]
 
 
 async def checked_form(request: Request) -> FormData:
@@ -132,7 +461,65 @@ async def checked_form(request: Request) -> FormData:
     form = await request.form()
     sent = str(form.get(CSRF_FIELD) or request.headers.get(CSRF_HEADER) or "")
     cookie = request.cookies.get(CSRF_COOKIE, "")
-    if not cookie or not hmac.compare_digest(sent.encode(), cookie.encode()):
+    if not cookie or not hmac.compare_digest(sent.encode("utf-8", "surrogatepass"), cookie.encode()):
         await form.close()  # uploaded files are spooled to disk: let them go now
         raise HTTPException(403, "this form has expired or came from another site: reload the page and try again")
     return form
+
+
+# -- the wire: what `reader serve` tells uvicorn ----------------------------------------
+
+# Connections (and so requests) served at once; past it uvicorn answers 503 at once
+# rather than holding more sockets, tasks and memory. One person's browser needs a few.
+LIMIT_CONCURRENCY = 200
+KEEP_ALIVE_TIMEOUT = 5  # seconds an idle kept-alive connection stays open
+
+
+def header_deadline_protocol(timeout: float) -> type:
+    """uvicorn's HTTP protocol, plus a deadline for each request's headers.
+
+    uvicorn arms no timer on a new connection, and its keep-alive timer is cancelled by
+    any byte received, so a client trickling a header a byte at a time holds its
+    connection forever (1,500 such connections were all held). Here each connection must
+    complete a request's head within `timeout` seconds of connecting or of its previous
+    response; otherwise it is closed. A request whose head arrived is never cut off."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderDeadline(H11Protocol):
+        _head_timer = None
+
+        def _arm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            self._head_timer = self.loop.call_later(timeout, self._head_overdue, self.cycle)
+
+        def _head_overdue(self, cycle_then) -> None:
+            waiting_for_head = self.cycle is cycle_then and (cycle_then is None or cycle_then.response_complete)
+            if waiting_for_head and not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            super().connection_lost(exc)
+
+    return HeaderDeadline
+
+
+def server_options(settings: Settings) -> dict:
+    """The keyword arguments `reader serve` gives uvicorn (tests serve with the same)."""
+    return {
+        "host": settings.host, "port": settings.port,
+        "http": header_deadline_protocol(settings.header_timeout),
+        "limit_concurrency": LIMIT_CONCURRENCY,
+        "timeout_keep_alive": KEEP_ALIVE_TIMEOUT,
+        "timeout_graceful_shutdown": 15,
+    }

@@ -15,6 +15,7 @@ import httpx
 from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from . import api, views
 from .access import Access
@@ -88,6 +89,19 @@ async def running(
         await store.close()
 
 
+class ReaderApp(Starlette):
+    """Starlette with the access layer outermost, outside even the handler that turns a
+    crash into a 500, so that every answer, a 500 included, carries the security headers
+    and no request reaches any layer before its Host and size are checked."""
+
+    def __init__(self, settings: Settings, **kwargs) -> None:
+        self.access_settings = settings
+        super().__init__(**kwargs)
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return Access(super().build_middleware_stack(), self.access_settings)
+
+
 def create_app(settings: Settings, *, resolver=None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -96,7 +110,8 @@ def create_app(settings: Settings, *, resolver=None) -> Starlette:
             app.state.reader = reader
             yield
 
-    app = Starlette(
+    app = ReaderApp(
+        settings,
         routes=[
             *views.routes,
             *api.routes,
@@ -105,5 +120,4 @@ def create_app(settings: Settings, *, resolver=None) -> Starlette:
         lifespan=lifespan,
         exception_handlers=api.exception_handlers,
     )
-    app.add_middleware(Access, password=settings.password)
     return app

@@ -71,16 +71,20 @@ def seed_database(path: Path) -> None:
 def _serve(settings: Settings, args) -> int:
     import uvicorn
 
+    from .access import MIN_PASSWORD_LENGTH, server_options
     from .app import create_app
 
     if not _loopback(settings.host) and not settings.password:
         print(f"reader: refusing to listen on {settings.host} without READER_PASSWORD: anyone who can reach it"
               " could read and change your library. Set READER_PASSWORD, or bind to 127.0.0.1.", file=sys.stderr)
         return 2
+    if not _loopback(settings.host) and len(settings.password or "") < MIN_PASSWORD_LENGTH:
+        print(f"reader: READER_PASSWORD is too short to listen on {settings.host}: anyone who can reach it may"
+              f" guess it. Use at least {MIN_PASSWORD_LENGTH} characters.", file=sys.stderr)
+        return 2
     seed_database(settings.db)
     print(f"reader: serving {settings.db} on http://{settings.host}:{settings.port}/", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info",
-                timeout_graceful_shutdown=15)
+    uvicorn.run(create_app(settings), log_level="info", **server_options(settings))
     return 0
 
 

@@ -21,6 +21,31 @@ def _bool(text: str) -> bool:
     raise ValueError(f"not a boolean: {text!r}")
 
 
+# The longest URL reader accepts from anywhere: a feed's, an article's, a saved link's.
+# Real URLs are far shorter; a 5 MB "URL" from an OPML file once made /feeds 18 MB.
+MAX_URL_LENGTH = 2048
+
+
+def _hosts(text: str) -> tuple[str, ...]:
+    return tuple(h.strip().lower() for h in text.split(",") if h.strip())
+
+
+def _public_url(text: str) -> str | None:
+    from urllib.parse import urlsplit
+
+    text = text.strip().rstrip("/")
+    if not text:
+        return None
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        raise ValueError(f"not a URL: {text!r}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query:
+        raise ValueError(f"must be an origin like https://reader.example.org, not {text!r}")
+    return f"{parts.scheme}://{parts.netloc.lower()}"
+
+
 def _setting(env: str, default, help: str, parse=None):
     return field(default=default, metadata={"env": env, "help": help, "parse": parse})
 
@@ -62,7 +87,22 @@ class Settings:
         "articles the `reader serve` process cleans at once from the queue (0 = leave it to `reader worker`)", int)
     password: str | None = _setting(
         "READER_PASSWORD", None,
-        "password for the pages and bearer token for the API; required to listen beyond loopback", str)
+        "password for the pages and bearer token for the API; required (12 characters or more) to listen beyond loopback", str)
+    public_url: str | None = _setting(
+        "READER_PUBLIC_URL", None,
+        "the origin browsers use to reach reader (e.g. https://reader.example.org behind a TLS proxy): its host"
+        " is accepted, and cross-site checks and the bookmarklet use it", _public_url)
+    allowed_hosts: tuple[str, ...] = _setting(
+        "READER_ALLOWED_HOSTS", (),
+        "more host names reader answers to, comma-separated (loopback names and addresses always are);"
+        " any other Host header gets 421, which stops DNS rebinding", _hosts)
+    max_upload_bytes: int = _setting(
+        "READER_MAX_UPLOAD_BYTES", 20_000_000,
+        "largest request body for a file upload (OPML import); other forms and JSON get 1 MB, requests before login 16 KB",
+        int)
+    header_timeout: float = _setting(
+        "READER_HEADER_TIMEOUT", 10.0,
+        "seconds a connection may take to send a request's headers before `reader serve` closes it", float)
     host: str = _setting("READER_HOST", "127.0.0.1", "address `reader serve` binds to", str)
     port: int = _setting("READER_PORT", 8000, "port `reader serve` listens on", int)
     page_size: int = _setting("READER_PAGE_SIZE", 50, "cards per browse page", int)
@@ -90,4 +130,10 @@ class Settings:
 
 def describe() -> list[tuple[str, str, str]]:
     """(variable, default, help) for every setting: the README table and `reader --help` use it."""
-    return [(f.metadata["env"], str(f.default), f.metadata["help"]) for f in dataclasses.fields(Settings)]
+    return [(f.metadata["env"], _shown(f.default), f.metadata["help"]) for f in dataclasses.fields(Settings)]
+
+
+def _shown(default) -> str:
+    if isinstance(default, tuple):
+        return ",".join(default)
+    return str(default)

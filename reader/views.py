@@ -20,7 +20,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .api import MAX_ID, ApiError, LANES, add_waits, reader_of, tap, untap, valid_url
-from .access import SESSION_COOKIE, checked_form, session_value
+from .access import SESSION_COOKIE, checked_form, end_session, origin_of, start_session
 from .cleaning import ArticleFailed, UnknownArticle
 from .extract import reading_minutes
 from .line import describe_wait
@@ -264,13 +264,14 @@ async def login(request: Request) -> Response:
     if not password or not hmac.compare_digest(given.encode(), password.encode()):
         return render(request, "login.html", status=401, next=back_to(form), message="wrong password")
     response = RedirectResponse(back_to(form), status_code=303)
-    response.set_cookie(SESSION_COOKIE, session_value(password), httponly=True, samesite="lax",
+    response.set_cookie(SESSION_COOKIE, start_session(request), httponly=True, samesite="lax",
                         secure=request.url.scheme == "https", max_age=400 * 86400)
     return response
 
 
 async def logout(request: Request) -> Response:
     await checked_form(request)
+    end_session(request)
     response = RedirectResponse("/login", status_code=303)
     response.delete_cookie(SESSION_COOKIE)
     return response
@@ -441,18 +442,18 @@ routes += [
 # More new feeds than this in one OPML upload are left to the background refresher
 # instead of being fetched while the person waits for the page.
 IMPORT_REFRESH_LIMIT = 20
-MAX_UPLOAD_BYTES = 10_000_000
 _ORIGIN = re.compile(r"https?://[A-Za-z0-9.\-\[\]:]+")
 
 
 def bookmarklet(request: Request) -> str:
     """The one javascript: URL reader renders: dragged to the bookmarks bar, it runs on
     the page being read (not on reader's pages, whose CSP forbids it) and opens reader's
-    /save confirmation for that page. The origin is checked to be only an origin, so a
-    forged Host header cannot put script into it."""
-    origin = f"{request.url.scheme}://{request.url.netloc}"
-    if not _ORIGIN.fullmatch(origin):
-        origin = "http://127.0.0.1:8000"
+    /save confirmation for that page. The origin is READER_PUBLIC_URL or the Host the
+    access layer accepted (whatever port that is), checked again to be only an origin, so
+    a forged Host header cannot put script into it."""
+    origin = origin_of(request)
+    if not _ORIGIN.fullmatch(origin):  # the access layer checked it: this cannot happen
+        raise ValueError(f"not an origin: {origin!r}")
     return ("javascript:(function(){location.href=" + json.dumps(origin + "/save?url=")
             + "+encodeURIComponent(location.href)+'&title='+encodeURIComponent(document.title);})()")
 
@@ -504,11 +505,12 @@ async def import_opml_form(request: Request) -> Response:
         await form.close()
         return await _feeds_page(request, status=422, message="choose an OPML file to import")
     try:
-        data = await upload.read(MAX_UPLOAD_BYTES + 1)
+        limit = reader.settings.max_upload_bytes
+        data = await upload.read(limit + 1)
     finally:
         await form.close()  # the spooled upload file
-    if len(data) > MAX_UPLOAD_BYTES:
-        return await _feeds_page(request, status=422, message="the file is larger than 10 MB")
+    if len(data) > limit:
+        return await _feeds_page(request, status=422, message=f"the file is larger than {limit:,} bytes")
     try:
         result = await import_opml(reader.store, data)
     except OpmlError as exc:

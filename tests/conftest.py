@@ -165,6 +165,7 @@ def settings(tmp_path: Path) -> Settings:
         # opening an article waits for its text (the production 1.5 s would turn a slow
         # first extraction into a "cleaning…" page); tests of that state set it low
         open_wait=30.0,
+        allowed_hosts=("reader.test",),  # the name the ASGI test client sends as Host
     )
 
 
