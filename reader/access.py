@@ -305,8 +305,8 @@ class Access:
             return await refuse(403, "cross-site request refused")
 
         authenticated = True
+        client = client_key(scope)
         if self.password:
-            client = client_key(scope)
             presents_password = (scope["method"] == "POST" and scope["path"] == "/login") or \
                 "authorization" in request.headers
             wait = self.throttle.wait(client) if presents_password else 0.0
@@ -314,6 +314,13 @@ class Access:
                 return await refuse(429, f"too many wrong passwords: try again in {math.ceil(wait)} s",
                                     {"retry-after": str(math.ceil(wait))})
             authenticated = self._authenticated(request, client)
+
+        limit = self._body_limit(scope, authenticated)
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            return await refuse(413, _too_large(limit), {"connection": "close"})
+
+        if self.password:
             if not authenticated and not scope["path"].startswith(OPEN_PATHS):
                 if _is_api(scope):
                     response = JSONResponse({"error": "authentication required"}, status_code=401,
@@ -324,11 +331,6 @@ class Access:
                 return await response(scope, receive, send)
             if scope["method"] == "POST" and scope["path"] == "/login":
                 send = self._counting_login(send, client)
-
-        limit = self._body_limit(scope, authenticated)
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            return await refuse(413, _too_large(limit), {"connection": "close"})
 
         token = request.cookies.get(CSRF_COOKIE)
         fresh = None
