@@ -83,7 +83,7 @@ SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
 ]
 
-_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?\.?))"
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_])?\.?))"
                    r"(?::(?P<port>[0-9]{1,5}))?")
 
 

@@ -84,6 +84,9 @@ def _serve(settings: Settings, args) -> int:
         return 2
     seed_database(settings.db)
     print(f"reader: serving {settings.db} on http://{settings.host}:{settings.port}/", file=sys.stderr)
+    if settings.host.strip("[]") in ("0.0.0.0", "::") and not (settings.allowed_hosts or settings.public_url):
+        print("reader: only loopback names are answered (a guard against DNS rebinding): set READER_ALLOWED_HOSTS"
+              " or READER_PUBLIC_URL to the names you reach reader by", file=sys.stderr)
     uvicorn.run(create_app(settings), log_level="info", **server_options(settings))
     return 0
 

@@ -442,7 +442,7 @@ routes += [
 # More new feeds than this in one OPML upload are left to the background refresher
 # instead of being fetched while the person waits for the page.
 IMPORT_REFRESH_LIMIT = 20
-_ORIGIN = re.compile(r"https?://[A-Za-z0-9.\-\[\]:]+")
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9_.\-\[\]:]+")
 
 
 def bookmarklet(request: Request) -> str:
@@ -452,8 +452,10 @@ def bookmarklet(request: Request) -> str:
     access layer accepted (whatever port that is), checked again to be only an origin, so
     a forged Host header cannot put script into it."""
     origin = origin_of(request)
-    if not _ORIGIN.fullmatch(origin):  # the access layer checked it: this cannot happen
-        raise ValueError(f"not an origin: {origin!r}")
+    if not _ORIGIN.fullmatch(origin):  # the port in use, not a fixed 8000
+        settings = reader_of(request).settings
+        host = f"[{settings.host}]" if ":" in settings.host else settings.host
+        origin = f"http://{host}:{settings.port}"
     return ("javascript:(function(){location.href=" + json.dumps(origin + "/save?url=")
             + "+encodeURIComponent(location.href)+'&title='+encodeURIComponent(document.title);})()")
 

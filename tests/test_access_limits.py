@@ -90,8 +90,9 @@ def _bookmarklet_origin(page: str) -> str:
 
 
 async def test_the_bookmarklet_points_at_the_port_in_use(settings):
-    async with app_client(settings.replace(serve_workers=0, port=8000)) as client:
-        for host in ("127.0.0.1:8123", "localhost:9001", "[::1]:8443"):
+    # a container's name has an underscore: it once sent the bookmarklet to port 8000
+    async with app_client(settings.replace(serve_workers=0, allowed_hosts=("reader.test", "reader_box"))) as client:
+        for host in ("127.0.0.1:8123", "localhost:9001", "[::1]:8443", "reader_box:8123"):
             page = (await client.get("/feeds", headers={"Host": host})).text
             assert _bookmarklet_origin(page) == f"http://{host}"
 
