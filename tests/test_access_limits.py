@@ -27,6 +27,7 @@ from reader.access import (
     PRE_LOGIN_BODY_BYTES,
     SESSION_COOKIE,
     Sessions,
+    Throttle,
     server_options,
 )
 from reader.app import create_app
@@ -179,6 +180,21 @@ async def test_bearer_guesses_from_many_addresses_meet_the_overall_ceiling(setti
         for i in range(FAILURES_PER_CLIENT):
             await get(f"2001:db8::{i + 1}", "guess")
         assert (await get("2001:db8::ffff", "guess")).status_code == 429
+
+
+def test_a_throttled_client_may_try_again_once_its_oldest_failure_leaves_the_window():
+    now = [1000.0]
+    throttle = Throttle(per_client=3, overall=10, window=60.0, clock=lambda: now[0])
+    for _ in range(3):
+        assert throttle.wait("a") == 0
+        throttle.failed("a")
+        now[0] += 10
+    assert throttle.wait("a") == pytest.approx(30.0)  # the first failure, at 1000, leaves at 1060
+    assert throttle.wait("b") == 0  # another address is not held up by this one
+    now[0] = 1060.5
+    assert throttle.wait("a") == 0
+    throttle.failed("a")
+    assert throttle.wait("a") == pytest.approx(9.5)
 
 
 def test_serve_refuses_a_short_password_beyond_loopback(tmp_path):
