@@ -4,25 +4,23 @@ percentiles, resident memory from /proc, machine facts and the Markdown table.""
 from __future__ import annotations
 
 import contextlib
-import http.server
-import json
 import os
 import platform
 import shutil
 import signal
 import socket
-import socketserver
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import httpx
+
+from tests.loopback import LoopbackServer
 
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS = BENCH_DIR / "results"
@@ -162,82 +160,12 @@ class RssSampler:
 
 # -- a loopback page server ------------------------------------------------------------
 
-class PageServer:
-    """A threaded HTTP/1.1 server on 127.0.0.1 serving prepared bodies and counting hits
-    per path (the pattern of tests/conftest.py, copied: benchmarks do not import tests)."""
+class PageServer(LoopbackServer):
+    """The tests' loopback server (tests/loopback.py) with a deeper accept backlog for load,
+    and /__hits, where a parent process reads the fetch counts (and "__304")."""
 
     def __init__(self) -> None:
-        self.routes: dict[str, tuple[bytes, dict[str, str]]] = {}
-        self.hits: Counter[str] = Counter()
-        self.not_modified: Counter[str] = Counter()
-        self._lock = threading.Lock()
-        server = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # or every keep-alive response stalls ~40 ms
-
-            def do_GET(self):
-                path = self.path
-                if path == "/__hits":  # the counts, for a parent process
-                    with server._lock:
-                        body = json.dumps({**server.hits, "__304": sum(server.not_modified.values())}).encode()
-                    return self._send(200, {"Content-Type": "application/json"}, body)
-                with server._lock:
-                    server.hits[path] += 1
-                route = server.routes.get(path)
-                if route is None:
-                    return self._send(404, {"Content-Type": "text/plain"}, b"not found")
-                body, headers = route
-                etag = headers.get("ETag")
-                if etag and self.headers.get("If-None-Match") == etag:
-                    with server._lock:
-                        server.not_modified[path] += 1
-                    return self._send(304, {"ETag": etag}, b"")
-                self._send(200, headers, body)
-
-            def _send(self, status, headers, body):
-                try:
-                    self.send_response(status)
-                    for key, value in headers.items():
-                        self.send_header(key, value)
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    if body:
-                        self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def log_message(self, *args):
-                pass
-
-        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-            daemon_threads = True
-            allow_reuse_address = True
-            request_queue_size = 256
-
-        self._server = Server(("127.0.0.1", 0), Handler)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def add(self, path: str, body: bytes | str, content_type: str = "text/html; charset=utf-8",
-            etag: str | None = None) -> str:
-        headers = {"Content-Type": content_type}
-        if etag:
-            headers["ETag"] = etag
-        self.routes[path] = (body.encode() if isinstance(body, str) else body, headers)
-        return self.url(path)
-
-    def __enter__(self) -> "PageServer":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(stats_path="/__hits", backlog=256)
 
 
 # -- the app under uvicorn, in its own process -------------------------------------------

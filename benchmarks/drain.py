@@ -9,15 +9,13 @@ the same run. Reported: both wall times and their ratio; counts that noise canno
 from __future__ import annotations
 
 import asyncio
-import http.server
 import random
-import socketserver
 import sqlite3
 import tempfile
-import threading
 import time
-from collections import Counter
 from pathlib import Path
+
+from tests.loopback import LoopbackServer
 
 from .common import Row, cleanup, main_for, verdict, workers
 from .pages import article_html
@@ -27,52 +25,19 @@ DELAY = 0.3  # seconds each page takes to answer
 TARGET = 0.5  # 4 workers should take at most half the time of one
 
 
-class SlowSite:
+class SlowSite(LoopbackServer):
     """Loopback pages that each take DELAY seconds, and a feed listing them."""
 
     def __init__(self) -> None:
+        super().__init__()
         rng = random.Random(9)
-        self.pages = {f"/s/{i}.html": article_html(rng, 900).encode() for i in range(ARTICLES)}
-        self.hits: Counter[str] = Counter()
-        site = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
-            def do_GET(self):
-                site.hits[self.path] += 1
-                if self.path == "/feed.xml":
-                    body, kind = site.feed().encode(), "application/rss+xml"
-                elif self.path in site.pages:
-                    time.sleep(DELAY)
-                    body, kind = site.pages[self.path], "text/html; charset=utf-8"
-                else:
-                    body, kind = b"not found", "text/plain"
-                self.send_response(200 if kind != "text/plain" else 404)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-            daemon_threads = True
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def feed(self) -> str:
-        items = "".join(f"<item><title>Slow {i}</title><link>{self.base}/s/{i}.html</link></item>"
-                        for i in range(ARTICLES))
-        return f'<?xml version="1.0"?><rss version="2.0"><channel><title>slow</title>{items}</channel></rss>'
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.pages = [f"/s/{i}.html" for i in range(ARTICLES)]
+        for path in self.pages:
+            self.add(path, article_html(rng, 900), delay=DELAY)
+        items = "".join(f"<item><title>Slow {i}</title><link>{self.url(path)}</link></item>"
+                        for i, path in enumerate(self.pages))
+        self.add("/feed.xml", f'<?xml version="1.0"?><rss version="2.0"><channel><title>slow</title>{items}'
+                 "</channel></rss>", "application/rss+xml")
 
 
 async def _tapped_library(db: Path, feed: str) -> None:
@@ -93,7 +58,7 @@ def _drain(site: SlowSite, processes: int) -> tuple[float, int, int]:
     """Seconds from the workers' start to an empty line; runs started; most fetches of a page."""
     db = Path(tempfile.mkdtemp(prefix="bench-drain-")) / "reader.db"
     try:
-        asyncio.run(_tapped_library(db, site.base + "/feed.xml"))
+        asyncio.run(_tapped_library(db, site.url("/feed.xml")))
         site.hits.clear()
         with workers(db, processes):
             started = time.perf_counter()
@@ -113,12 +78,9 @@ def _drain(site: SlowSite, processes: int) -> tuple[float, int, int]:
 
 
 def run() -> list[Row]:
-    site = SlowSite()
-    try:
+    with SlowSite() as site:
         one = _drain(site, 1)
         four = _drain(site, 4)
-    finally:
-        site.close()
     r = four[0] / one[0]
     once = one[1] == four[1] == ARTICLES and one[2] == four[2] == 1
     return [Row(

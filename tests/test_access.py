@@ -11,7 +11,7 @@ import pytest
 
 from reader.access import CSRF_COOKIE
 
-from .conftest import app_client, rss
+from .helpers import app_client, rss, state_of, subscribe_slugs
 
 
 async def _one_article(client, pages) -> int:
@@ -115,3 +115,57 @@ def test_serve_refuses_to_listen_beyond_loopback_without_a_password(tmp_path, ho
     assert result.returncode == 2
     assert "without READER_PASSWORD" in result.stderr
     assert not (tmp_path / "r.db").exists()
+
+
+# -- cross-site writes (moved from test_web.py) -------------------------------------------------------------------
+
+
+async def test_an_api_tap_from_a_foreign_origin_is_refused_with_403_json(quiet, pages):
+    _, ids = await subscribe_slugs(quiet, pages, ["a"])
+    response = await quiet.post(f"/api/articles/{ids[0]}/queue", headers={"Origin": "https://evil.example"})
+    assert response.status_code == 403
+    assert response.json() == {"error": "cross-site request refused"}
+    assert await state_of(quiet, ids[0]) == "new"
+
+
+async def test_a_cross_site_form_tap_is_refused_and_queues_nothing(quiet, pages):
+    _, ids = await subscribe_slugs(quiet, pages, ["a"])
+    response = await quiet.post(f"/articles/{ids[0]}/queue", data={"next": "/"},
+                                headers={"Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 403
+    assert await state_of(quiet, ids[0]) == "new"
+    assert (await quiet.get("/api/queue")).json() == {"items": []}
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"Origin": "https://evil.example"}, {"Origin": "null"}, {"Origin": "http://reader.test:8080"},
+     {"Origin": "https://reader.test"}, {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
+     {"Sec-Fetch-Site": "cross-site", "Origin": "http://reader.test"}],
+)
+async def test_cross_site_unsubscribe_and_api_delete_are_refused(quiet, pages, headers):
+    feed_id, _ = await subscribe_slugs(quiet, pages, ["a"])
+    assert (await quiet.post(f"/feeds/{feed_id}/delete", headers=headers)).status_code == 403
+    assert (await quiet.delete(f"/api/feeds/{feed_id}", headers=headers)).status_code == 403
+    assert (await quiet.post("/feeds", data={"url": pages.url("/x.xml")}, headers=headers)).status_code == 403
+    assert [f["id"] for f in (await quiet.get("/api/feeds")).json()["feeds"]] == [feed_id]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"Origin": "http://reader.test"}, {"Sec-Fetch-Site": "same-origin"},
+     {"Origin": "http://reader.test", "Sec-Fetch-Site": "same-origin"}, {"Sec-Fetch-Site": "none"}, {}],
+    ids=["same-origin Origin", "same-origin fetch site", "both", "typed by the user", "script or CLI"],
+)
+async def test_same_origin_and_headerless_taps_are_accepted(quiet, pages, headers):
+    _, ids = await subscribe_slugs(quiet, pages, ["a", "b"])
+    form = await quiet.post(f"/articles/{ids[0]}/queue", data={"next": "/"}, headers=headers)
+    assert form.status_code == 303
+    api = await quiet.post(f"/api/articles/{ids[1]}/queue", headers=headers)
+    assert api.status_code == 200 and api.json()["state"] == "queued"
+    assert [i["id"] for i in (await quiet.get("/api/queue")).json()["items"]] == [ids[0], ids[1]]
+
+
+async def test_reads_from_a_foreign_origin_are_still_served(quiet):
+    response = await quiet.get("/", headers={"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 200

@@ -9,7 +9,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from .conftest import app_client, rss, wait_for
+from .helpers import app_client, rss, wait_for
 
 FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "articles"}
 ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error",
@@ -43,13 +43,6 @@ async def subscribe(client, pages, slugs, **kwargs) -> tuple[dict, list[int]]:
     items = (await client.get("/api/articles", params={"feed": feed["id"], "limit": 500})).json()["items"]
     by_url = {item["url"]: item["id"] for item in items}
     return feed, [by_url[pages.url(f"/{slug}.html")] for slug in slugs]
-
-
-@pytest.fixture
-async def quiet(settings):
-    """The app with no in-process worker: whatever is queued stays queued."""
-    async with app_client(settings.replace(serve_workers=0)) as c:
-        yield c
 
 
 async def article(client, article_id) -> dict:

@@ -9,7 +9,7 @@ from lxml import html as lxml_html
 
 from reader.samples import SAMPLE_FEED_URL
 
-from .conftest import app_client, article_html, free_port, rss, wait_for
+from .helpers import app_client, article_html, free_port, rss, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"

@@ -18,56 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import rss
+from .browsing import ARTICLES, QUEUED, STATUS, TIMEOUT_MS, Watch, card
+from .helpers import rss
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",  # we run as root in CI containers
-    "--disable-gpu",
-    "--disable-background-networking",  # or Chromium floods the closed network
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 # Test runs write here (gitignored); the README's images come from test_browser_reading.py,
 # which shoots the sample site's real prose rather than this file's test pages.
 SCREENSHOTS = Path(__file__).resolve().parent / "artifacts"
-VIEWPORT = {"width": 1200, "height": 900}
-TIMEOUT_MS = 30_000  # generous: polling is every 2 s, extraction runs in a process pool
-
-# Realistic headlines, so the screenshots read like the app in use.
-ARTICLES = [
-    ("sqlite-wal", "SQLite in WAL mode: one writer, many readers, no drama",
-     "Write-ahead logging lets readers carry on while a writer commits. What changes, what does not, "
-     "and the one pragma worth setting on every connection."),
-    ("reading-log", "Keeping a reading log for a year",
-     "Twelve months of notes on what I read, when, and what stuck. The surprising part was how little "
-     "of it depended on the tool."),
-    ("queues", "Queues beat rejections",
-     "When work arrives faster than you can do it, a visible line with honest positions is kinder than "
-     "an error message. A short argument with examples."),
-    ("typography", "Typography for long reads",
-     "Measure, leading and a serif that survives a phone screen: the small set of choices that make a "
-     "ten-minute article comfortable."),
-    ("offline-first", "Offline first, still",
-     "A decade on, the case for apps that work without a network is stronger, not weaker. Notes from "
-     "rebuilding a small one."),
-    ("two-passes", "Read it twice: skim, then study",
-     "A first pass for shape and a second for substance. Why separating the two saves time overall."),
-]
-QUEUED = ["sqlite-wal", "reading-log", "queues"]  # tapped in this order
-STATUS = re.compile(r"#\d+ in line|cleaning…|ready")
-
-# Recorded in the page before any of its own scripts run; Playwright injects it over CDP,
-# so the page's CSP does not apply to it.
-CSP_LISTENER = """
-window.__csp = [];
-document.addEventListener('securitypolicyviolation', e => {
-  window.__csp.push(e.violatedDirective + ' ' + (e.blockedURI || '') + ' ' + (e.sourceFile || '') + ':' + e.lineNumber);
-});
-"""
 
 
 @pytest.fixture
@@ -75,65 +33,6 @@ def settings(settings):
     """The shared test settings with deadlines long enough to hold a fetch behind a gate
     while the test looks at the page (the shared 10 s would fail a gated article)."""
     return settings.replace(fetch_timeout=60.0, claim_ttl=30.0)
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium chromium-driver")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-class Watch:
-    """Everything that went wrong in a page: console errors, uncaught exceptions, CSP
-    violations, failed or erroring requests."""
-
-    def __init__(self, page, origin: str):
-        self.page = page
-        self.origin = origin
-        self.problems: list[str] = []
-        self.loads: list[str] = []  # documents loaded (htmx's same-document history.replaceState is not one)
-        page.on("console", lambda m: m.type == "error" and self.problems.append(
-            f"console: {m.text} at {m.location.get('url')}"))
-        page.on("pageerror", lambda e: self.problems.append(f"pageerror: {e}"))
-        page.on("requestfailed", lambda r: self.problems.append(f"requestfailed: {r.url} {r.failure}"))
-        page.on("response", self._response)
-        page.on("request", self._request)
-        self.writes: list[tuple[str, bool]] = []  # (url, carried the CSRF token)
-        page.on("domcontentloaded", lambda p: self.loads.append(p.url))
-        page.add_init_script(CSP_LISTENER)
-
-    def _request(self, request):
-        if request.method != "GET" and request.url.startswith(self.origin):
-            token = request.headers.get("x-csrf-token") or ""
-            body = request.post_data or ""
-            self.writes.append((request.url, bool(token) or "csrf=" in body))
-
-    def _response(self, response):
-        if response.url.startswith(self.origin) and response.status >= 400:
-            self.problems.append(f"HTTP {response.status}: {response.request.method} {response.url}")
-
-    def collect_csp(self) -> None:
-        """CSP violations recorded by the current document (call before leaving it)."""
-        for violation in self.page.evaluate("window.__csp || []"):
-            self.problems.append(f"csp: {violation}")
-
-
-@pytest.fixture
-def page(chromium, live_server):
-    context = chromium.new_context(viewport=VIEWPORT, color_scheme="light")
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    yield page
-    context.close()
-
-
-def card(page, title: str):
-    return page.locator("article.card", has=page.get_by_role("link", name=title, exact=True))
 
 
 def shoot(page, name: str) -> None:
@@ -234,7 +133,7 @@ def test_subscribe_queue_watch_ready_and_read(page, live_server, pages):
     # 5. Nothing went wrong on the way, and every write the page made (the subscribe form,
     # the htmx taps) carried the CSRF token.
     assert watch.problems == []
-    assert len(watch.writes) >= 1 + len(QUEUED) and all(carried for _, carried in watch.writes), watch.writes
+    assert watch.written() == ["/feeds"] + ["/articles/{id}/queue"] * len(QUEUED)
 
 
 def test_browse_without_feeds_points_to_the_feeds_page(page, live_server):

@@ -5,13 +5,9 @@ racing, against real SQLite files, real page servers and real processes."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
 import sys
 import threading
 import time
-from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -19,7 +15,7 @@ import pytest
 from reader.app import running
 from reader.store import Store
 
-from .conftest import LiveServer, app_client, rss, wait_for
+from .helpers import LiveServer, app_client, rss, wait_for, worker_process
 
 
 async def _subscribe(reader, pages, slugs, **route):
@@ -36,44 +32,6 @@ async def _subscribe(reader, pages, slugs, **route):
     articles = await reader.store.list_articles(limit=1000)
     by_url = {a["url"]: a["id"] for a in articles}
     return {slug: by_url[link] for slug, link in links.items()}
-
-
-@contextmanager
-def worker_process(settings, *extra, ttl: float | None = None, **env_overrides):
-    """`reader worker` as a real separate process on the same database file."""
-    env = dict(os.environ, READER_ALLOW_PRIVATE_URLS="1", READER_WORKER_INTERVAL="0.05",
-               READER_CLAIM_TTL=str(ttl or settings.claim_ttl), READER_REFRESH_INTERVAL="0",
-               READER_RETRY_BACKOFF="0.05", **env_overrides)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reader", "worker", "--db", str(settings.db), *extra],
-        env=env, stderr=subprocess.PIPE, text=True,
-    )
-    ready = threading.Event()
-    lines: list[str] = []
-
-    def read_stderr():
-        for line in proc.stderr:
-            lines.append(line)
-            if "worker pulling" in line:
-                ready.set()
-
-    reader_thread = threading.Thread(target=read_stderr, daemon=True)
-    reader_thread.start()
-    try:
-        if not ready.wait(60):
-            raise AssertionError("worker process did not start:\n" + "".join(lines))
-        proc.lines = lines
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        reader_thread.join(10)
-        proc.stderr.close()
 
 
 async def _runs(store: Store, article_id: int) -> list[dict]:

@@ -3,7 +3,7 @@
 
 from reader.app import running
 
-from .conftest import app_client, rss, wait_for
+from .helpers import app_client, rss, wait_for
 
 
 async def test_taps_are_cleaned_in_tap_order_and_report_positions_1_2_3(settings, pages):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import json
-import threading
 from datetime import UTC, datetime
 
 import pytest
@@ -13,7 +12,7 @@ from lxml import html as lxml_html
 
 from reader.samples import SAMPLE_FEED_URL
 
-from .conftest import PageServer, app_client, rss, wait_for
+from .helpers import LoopbackServer, app_client, rss, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 ATOM = {"Content-Type": "application/atom+xml"}
@@ -53,7 +52,7 @@ def json_feed(items: list[dict], title: str = "JSON feed") -> str:
     })
 
 
-def three_formats(pages: PageServer) -> dict[str, tuple[str, dict, str, list[tuple[str, str, float]]]]:
+def three_formats(pages: LoopbackServer) -> dict[str, tuple[str, dict, str, list[tuple[str, str, float]]]]:
     """The same two headlines as RSS 2.0, Atom 1.0 and JSON Feed 1.1:
     name -> (body, headers, feed title, [(title, url, published)])."""
     first, second = pages.url("/posts/first.html"), pages.url("/posts/second.html")
@@ -119,17 +118,8 @@ def header(headers: dict[str, str], name: str) -> str | None:
     return next((v for k, v in headers.items() if k.lower() == name.lower()), None)
 
 
-def requests_for(pages: PageServer, path: str) -> list[dict[str, str]]:
+def requests_for(pages: LoopbackServer, path: str) -> list[dict[str, str]]:
     return [h for p, h in list(pages.requests) if p == path]
-
-
-def revive(server: PageServer) -> None:
-    """Listen again on a stopped PageServer's port, with the same routes and counters
-    (reuses the conftest server's own classes: the dead host comes back to life)."""
-    old = server._server
-    server._server = type(old)(("127.0.0.1", server.port), old.RequestHandlerClass)
-    server._thread = threading.Thread(target=server._server.serve_forever, daemon=True)
-    server._thread.start()
 
 
 # -- 1. the three formats ---------------------------------------------------------------------
@@ -244,7 +234,7 @@ BREAKAGES = {
 
 @pytest.mark.parametrize("breakage", list(BREAKAGES))
 async def test_a_broken_feed_keeps_its_old_articles_and_shows_its_error(client, breakage):
-    origin = PageServer().start()  # a server of its own, so "dead host" can really die
+    origin = LoopbackServer().start()  # a server of its own, so "dead host" can really die
     try:
         path = "/feed.xml"
         items = [dict(i, link=origin.url(f"/{i['guid']}.html")) for i in GOOD_ITEMS]
@@ -266,7 +256,7 @@ async def test_a_broken_feed_keeps_its_old_articles_and_shows_its_error(client, 
         assert await articles_of(client, feed["id"]) == before
 
         if breakage == "dead-host":
-            revive(origin)
+            origin.restart()  # the dead host comes back on the same port
         origin.add(path, good, headers={**RSS, "Connection": "close"})
         result = (await refresh(client))[feed["id"]]
         assert result["error"] is None and result["new"] == 0

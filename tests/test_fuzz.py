@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from reader.feeds import FeedError, parse_feed
 from reader.fetch import FetchError, address_problem, fetch, make_client
 
-from .conftest import rss
+from .helpers import rss
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CONTENT_TYPES = st.sampled_from(["application/rss+xml", "application/atom+xml", "application/feed+json",

@@ -11,8 +11,7 @@ from reader.app import running
 from reader.feeds import refresh_feeds
 from reader.line import describe_wait, estimate_wait
 
-from .conftest import rss, wait_for
-from .test_claims import worker_process
+from .helpers import rss, wait_for, worker_process
 
 
 async def _articles(reader, pages, count, **route):

@@ -10,12 +10,10 @@ import os
 import re
 import sys
 
-import pytest
-
 from reader.discover import feed_links
 from reader.store import Store
 
-from .conftest import app_client, rss, wait_for
+from .helpers import app_client, rss, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 ATOM = {"Content-Type": "application/atom+xml"}
@@ -40,13 +38,6 @@ async def run_cli(settings, *args: str) -> tuple[int, str, str]:
     )
     out, err = await process.communicate()
     return process.returncode, out.decode(), err.decode()
-
-
-@pytest.fixture
-async def quiet(settings):
-    """The app without its in-process worker: nothing is cleaned unless a test opens it."""
-    async with app_client(settings.replace(serve_workers=0)) as c:
-        yield c
 
 
 async def feeds_json(client) -> list[dict]:

@@ -11,7 +11,7 @@ from urllib.parse import urljoin
 import lxml.html
 import pytest
 
-from .conftest import app_client, rss, wait_for
+from .helpers import app_client, rss, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 SLUGS = ["alpha", "beta", "gamma", "delta"]

@@ -14,7 +14,7 @@ import pytest
 from reader.opml import OpmlError, build_opml, parse_opml
 from reader.store import Store
 
-from .conftest import app_client, rss
+from .helpers import app_client, rss
 
 RSS = {"Content-Type": "application/rss+xml"}
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from reader.cli import EXAMPLE_DB
 from reader.store import MIGRATIONS, Store, fts_query
 
-from .conftest import app_client, rss, wait_for
+from .helpers import app_client, rss, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 

@@ -9,7 +9,7 @@ import re
 import threading
 
 
-from .conftest import app_client, article_html, rss, wait_for
+from .helpers import app_client, article_html, rss, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 HTMX = {"HX-Request": "true"}

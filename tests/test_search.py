@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from .conftest import app_client, article_html, rss, wait_for
+from .helpers import app_client, article_html, rss, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 
@@ -31,12 +31,6 @@ async def subscribe(client, pages, items) -> dict[str, int]:
     listed = (await client.get("/api/articles", params={"limit": 500})).json()["items"]
     by_url = {a["url"]: a["id"] for a in listed}
     return {slug: by_url[pages.url(f"/{slug}.html")] for slug, *_ in items}
-
-
-@pytest.fixture
-async def quiet(settings):
-    async with app_client(settings.replace(serve_workers=0)) as c:
-        yield c
 
 
 @pytest.fixture

@@ -16,8 +16,7 @@ import httpx
 from reader.app import running
 from reader.store import Store
 
-from .conftest import free_port, rss, wait_for
-from .test_claims import worker_process
+from .helpers import free_port, rss, wait_for, worker_process
 
 
 async def _library(settings, pages, slugs, **route) -> dict[str, int]:

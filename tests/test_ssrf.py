@@ -26,12 +26,9 @@ How the tests get a "public" host, given that a test machine reaches nothing pub
 
 from __future__ import annotations
 
-import http.server
 import ipaddress
 import os
 import socket
-import socketserver
-import threading
 from collections import Counter
 
 import httpx
@@ -40,7 +37,7 @@ from lxml import html as lxml_html
 
 from reader.fetch import BlockedAddress, FetchError, _GuardedBackend, _resolve, address_problem, fetch, make_client
 
-from .conftest import app_client, article_html, rss, wait_for
+from .helpers import LoopbackServer, Route, app_client, article_html, rss, wait_for
 
 PUBLIC_V4 = "93.184.215.14"  # a global unicast address; never actually connected to here
 LIMITS = {"max_bytes": 1_000_000, "deadline": 10.0}
@@ -48,60 +45,27 @@ LIMITS = {"max_bytes": 1_000_000, "deadline": 10.0}
 
 # -- servers and resolvers --------------------------------------------------------------------
 
-class Listener:
-    """An HTTP server on a given loopback address that answers every GET with a small
-    page and counts who asked for what. Port 0 picks a free one."""
-
-    def __init__(self, host: str, port: int = 0):
-        self.hits: Counter[str] = Counter()
-        listener = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):
-                listener.hits[self.path] += 1
-                body = article_html("Internal", "marker-internal").encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.send_header("Connection", "close")
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-            daemon_threads = True
-            address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-
-        self.server = Server((host, port), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def total(self) -> int:
-        return sum(self.hits.values())
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+def listener(host: str, port: int = 0) -> LoopbackServer:
+    """A server on a loopback address that answers every GET with a small page and counts
+    who asked for what (Connection: close, so every hit is a connection made through the
+    guard). Port 0 picks a free one."""
+    internal = Route(article_html("Internal", "marker-internal"),
+                     headers={"Content-Type": "text/html; charset=utf-8", "Connection": "close"})
+    return LoopbackServer(host, port, fallback=internal).start()
 
 
 @pytest.fixture
 def loopback():
     """One port, listened on at 127.0.0.1 and at ::1."""
-    v4 = Listener("127.0.0.1")
+    v4 = listener("127.0.0.1")
     try:
-        v6 = Listener("::1", v4.port)
+        v6 = listener("::1", v4.port)
     except OSError:
-        v4.close()
+        v4.stop()
         pytest.skip("no IPv6 loopback here")
     yield v4, v6
-    v4.close()
-    v6.close()
+    v4.stop()
+    v6.stop()
 
 
 class FakeDNS:
@@ -278,8 +242,8 @@ async def test_dns_rebinding_cannot_swap_the_address_between_check_and_connect()
     its own would be fooled. Here each connection asks once and connects to exactly
     what it was told: proven with two loopback servers on one port, 127.0.0.2 (the
     first answer) and 127.0.0.1 (the second)."""
-    first = Listener("127.0.0.2")
-    second = Listener("127.0.0.1", first.port)
+    first = listener("127.0.0.2")
+    second = listener("127.0.0.1", first.port)
     try:
         dns = FakeDNS()
         dns.add("rebind.example.com", ["127.0.0.2"], ["127.0.0.1"])
@@ -296,8 +260,8 @@ async def test_dns_rebinding_cannot_swap_the_address_between_check_and_connect()
         assert dns.asked == ["rebind.example.com"]
         assert first.total == 1 and second.total == 0
     finally:
-        first.close()
-        second.close()
+        first.stop()
+        second.stop()
 
 
 async def test_a_name_server_with_no_answer_is_a_clear_error_not_a_crash():
@@ -398,7 +362,7 @@ PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "http
 
 
 async def test_environment_proxies_are_ignored(monkeypatch, pages):
-    proxy = Listener("127.0.0.1")
+    proxy = listener("127.0.0.1")
     try:
         for name in PROXY_VARIABLES:
             monkeypatch.setenv(name, f"http://127.0.0.1:{proxy.port}")
@@ -417,7 +381,7 @@ async def test_environment_proxies_are_ignored(monkeypatch, pages):
         await refused("https://intranet.test/", resolver=dns)
         assert proxy.total == 0 and pages.hits["/direct.html"] == 1
     finally:
-        proxy.close()
+        proxy.stop()
 
 
 async def test_the_sample_site_serves_only_its_own_files():

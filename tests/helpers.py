@@ -1,0 +1,204 @@
+"""Helpers shared by the test modules (fixtures live in conftest.py). Test modules import
+from here, never from conftest or from each other."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from email.utils import format_datetime
+from typing import Any
+
+import httpx
+import uvicorn
+
+from reader.access import CSRF_COOKIE
+from reader.app import create_app
+from reader.settings import Settings
+
+from .loopback import LoopbackServer, Route, article_html
+
+__all__ = ["RSS", "LiveServer", "LoopbackServer", "Route", "app_client", "article_html", "assert_strict_csp",
+           "card_ids", "free_port", "published", "rss", "serve_feed", "state_of", "subscribe_slugs", "wait_for",
+           "worker_process"]
+
+RSS = {"Content-Type": "application/rss+xml"}
+EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+CARD_ID = re.compile(r'<article class="card[^"]*" id="card-(\d+)"')
+
+
+def rss(items: list[dict], title: str = "Test feed", link: str = "http://127.0.0.1/") -> str:
+    entries = "".join(
+        f"""<item><title>{i['title']}</title><link>{i['link']}</link><guid>{i.get('guid', i['link'])}</guid>
+<description>{i.get('summary', '')}</description>
+<pubDate>{i.get('date', 'Mon, 02 Nov 2026 10:00:00 GMT')}</pubDate></item>"""
+        for i in items
+    )
+    return f"""<?xml version="1.0"?><rss version="2.0"><channel><title>{title}</title>
+<link>{link}</link><description>test</description>{entries}</channel></rss>"""
+
+
+def published(hours: float) -> str:
+    """An RSS date `hours` after EPOCH (later = newer)."""
+    return format_datetime(EPOCH + datetime.timedelta(hours=hours), usegmt=True)
+
+
+def serve_feed(pages: LoopbackServer, slugs: list[str], path: str = "/feed.xml", title: str = "Test feed",
+               summaries: dict[str, str] | None = None) -> str:
+    """A feed of real article pages; item i is published i hours after EPOCH (later = newer)."""
+    items = [
+        {"title": f"Item {slug}", "link": pages.add_article(slug), "date": published(i),
+         "summary": (summaries or {}).get(slug, "")}
+        for i, slug in enumerate(slugs)
+    ]
+    return pages.add(path, rss(items, title=title), headers=RSS)
+
+
+async def subscribe_slugs(client: httpx.AsyncClient, pages: LoopbackServer, slugs: list[str],
+                          **kwargs: Any) -> tuple[int, list[int]]:
+    """Subscribe to serve_feed(...) through the API; returns the feed id and the article ids
+    in `slugs` order."""
+    response = await client.post("/api/feeds", json={"url": serve_feed(pages, slugs, **kwargs)})
+    assert response.status_code == 201, response.text
+    feed_id = response.json()["id"]
+    items = (await client.get("/api/articles", params={"feed": feed_id, "limit": 500})).json()["items"]
+    by_url = {item["url"]: item["id"] for item in items}
+    return feed_id, [by_url[pages.url(f"/{slug}.html")] for slug in slugs]
+
+
+async def state_of(client: httpx.AsyncClient, article_id: int) -> str:
+    return (await client.get(f"/api/articles/{article_id}")).json()["state"]
+
+
+def card_ids(page: str) -> list[int]:
+    """The ids of the cards on a rendered page, in page order."""
+    return [int(i) for i in CARD_ID.findall(page)]
+
+
+def assert_strict_csp(response: httpx.Response) -> None:
+    """A script-src of 'self' only, nothing inline or eval'd, and no MIME sniffing."""
+    csp = response.headers.get("content-security-policy")
+    assert csp, f"no CSP on {response.request.method} {response.request.url}"
+    directives = {d.split()[0]: d.split()[1:] for d in csp.split(";") if d.strip()}
+    assert directives["script-src"] == ["'self'"]
+    assert "'unsafe-inline'" not in csp and "'unsafe-eval'" not in csp
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+@contextlib.asynccontextmanager
+async def app_client(settings: Settings, *, csrf: bool = True, **kwargs: Any) -> AsyncIterator[httpx.AsyncClient]:
+    """The app with its lifespan running, and an httpx client talking ASGI to it. Like the
+    pages (whose forms and htmx requests carry the token), the client sends the CSRF token
+    it was given with every state-changing request; csrf=False makes a bare client."""
+    app = create_app(settings, **kwargs)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+
+        async def add_token(request: httpx.Request) -> None:
+            token = client.cookies.get(CSRF_COOKIE)
+            if csrf and token and request.method not in ("GET", "HEAD"):
+                request.headers.setdefault("X-CSRF-Token", token)
+
+        async with httpx.AsyncClient(transport=transport, base_url="http://reader.test",
+                                     event_hooks={"request": [add_token]}) as client:
+            client.app = app  # type: ignore[attr-defined]
+            if csrf:
+                await client.get("/static/style.css")  # the first answer sets the token cookie
+            yield client
+
+
+async def wait_for(predicate: Callable[[], Any | Awaitable[Any]], timeout: float = 20.0,
+                   interval: float = 0.02) -> Any:
+    """Poll an async or plain predicate until it is truthy; fail after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if asyncio.iscoroutine(value):
+            value = await value
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        await asyncio.sleep(interval)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """The app under a real uvicorn, in a thread with its own event loop."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=self.port, log_level="warning",
+                                timeout_graceful_shutdown=15)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+
+
+@contextlib.contextmanager
+def worker_process(settings: Settings, *extra: str, ttl: float | None = None,
+                   **env_overrides: str) -> Iterator[subprocess.Popen[str]]:
+    """`reader worker` as a real separate process on the same database file; `proc.lines`
+    holds what it has written to stderr so far."""
+    env = dict(os.environ, READER_ALLOW_PRIVATE_URLS="1", READER_WORKER_INTERVAL="0.05",
+               READER_CLAIM_TTL=str(ttl or settings.claim_ttl), READER_REFRESH_INTERVAL="0",
+               READER_RETRY_BACKOFF="0.05", **env_overrides)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reader", "worker", "--db", str(settings.db), *extra],
+        env=env, stderr=subprocess.PIPE, text=True,
+    )
+    ready = threading.Event()
+    lines: list[str] = []
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line)
+            if "worker pulling" in line:
+                ready.set()
+
+    reader_thread = threading.Thread(target=read_stderr, daemon=True)
+    reader_thread.start()
+    try:
+        if not ready.wait(60):
+            raise AssertionError("worker process did not start:\n" + "".join(lines))
+        proc.lines = lines  # type: ignore[attr-defined]
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        reader_thread.join(10)
+        assert proc.stderr is not None
+        proc.stderr.close()
