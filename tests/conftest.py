@@ -53,8 +53,11 @@ async def client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 async def quiet(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     """The app with no in-process worker: whatever is queued stays queued, and nothing is
-    cleaned unless a test opens it."""
-    async with app_client(settings.replace(serve_workers=0)) as c:
+    cleaned unless a test opens it. Parsing and extraction run in the pool's thread, not in
+    a worker process: a fresh process costs ~1 s per app (fork, then trafilatura's first
+    call), and these tests are about pages, the API and search. The process pool is
+    exercised by the worker, claim, lane, shutdown and hostile-page tests."""
+    async with app_client(settings.replace(serve_workers=0, extract_processes=0)) as c:
         yield c
 
 
