@@ -146,8 +146,7 @@ async def test_refresh_reports_new_headlines_per_feed(quiet, pages):
 async def test_refresh_reports_not_modified_when_the_feed_answers_304(quiet, pages):
     body = rss([{"title": "Only", "link": pages.add_article("only")}]).encode()
 
-    def conditional():
-        _, headers = pages.requests[-1]  # this request, recorded before the route runs
+    def conditional(headers: dict[str, str]):  # this request's headers
         if headers.get("If-None-Match") == '"v1"':
             return 304, {"ETag": '"v1"'}, b""
         return 200, {"Content-Type": "application/rss+xml", "ETag": '"v1"'}, body
