@@ -133,7 +133,8 @@ class LoopbackServer:
     def stop(self) -> None:
         """Stop listening and end every open connection, so the host is really gone: gated
         and streaming answers are released, and keep-alive clients see the connection close."""
-        if self._thread is None:
+        if self._thread is None:  # never started, or stopped already: just release the port
+            self._server.server_close()
             return
         self._thread = None
         self.stopping.set()
