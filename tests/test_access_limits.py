@@ -32,7 +32,7 @@ from reader.access import (
 )
 from reader.app import create_app
 
-from .conftest import app_client, free_port, rss
+from .helpers import app_client, free_port, rss
 
 PASSWORD = "correct horse battery"
 

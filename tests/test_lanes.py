@@ -11,7 +11,7 @@ from reader.app import running
 from reader.feeds import refresh_feeds
 from reader.line import describe_wait, estimate_wait
 
-from .helpers import rss, wait_for, worker_process
+from .helpers import app_client, rss, wait_for, worker_process
 
 
 async def _articles(reader, pages, count, **route):
@@ -147,8 +147,6 @@ async def _capacity_is(reader, n):
 
 
 async def test_cards_and_the_api_estimate_the_wait_from_the_ledger_and_the_workers(settings, pages):
-    from .conftest import app_client
-
     gate = threading.Event()
     async with app_client(settings) as client:
         reader = client.app.state.reader
@@ -174,8 +172,6 @@ async def test_cards_and_the_api_estimate_the_wait_from_the_ledger_and_the_worke
 
 
 async def test_the_queue_page_says_when_no_worker_is_running(settings, pages):
-    from .conftest import app_client
-
     async with app_client(settings.replace(serve_workers=0)) as client:
         ids = await _articles(client.app.state.reader, pages, 1)
         await client.post(f"/api/articles/{ids[0]}/queue", json={"lane": "next"})
