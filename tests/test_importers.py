@@ -377,6 +377,8 @@ def test_unknown_formats_are_refused_with_the_list_of_formats():
 def test_empty_file_is_refused():
     with pytest.raises(ImportFileError, match="empty"):
         parse_file(b"  \n", "empty.csv")
+    with pytest.raises(ImportFileError, match="an empty JSON list: nothing to import"):
+        parse_file(b"[]", "wallabag.json")
 
 
 # -- URLs and merging ---------------------------------------------------------------------
@@ -435,6 +437,21 @@ def test_zip_bomb_is_stopped_by_the_byte_budget(monkeypatch):
     assert len(bomb) < 50_000
     with pytest.raises(ImportFileError, match="ZIP bomb"):
         parse_file(bomb, "bomb.zip")
+
+
+def test_zip_bomb_is_stopped_by_its_ratio(monkeypatch):
+    import reader.importers.archives as archives
+
+    monkeypatch.setattr(archives, "MIN_BUDGET", 10_000)
+    rows = b"title,url,time_added,tags,status\n" + b"t,https://e.example/x,1,,unread\n" * 100_000  # 3.2 MB
+    bomb = zipped({"part_000000.csv": rows})
+    assert len(bomb) * archives.MAX_RATIO < len(rows)
+    with pytest.raises(ImportFileError, match=f"unpacks to more than {len(bomb) * archives.MAX_RATIO} bytes, more than an export of its size"):
+        parse_file(bomb, "bomb.zip")
+    # An honest export, compressed as such files are, comes in.
+    honest = "title,url,time_added,tags,status\n" + "".join(
+        f"Title {i},https://e{i}.example/{i * 7919},{1600000000 + i},t{i % 9},unread\n" for i in range(30_000))
+    assert len(parse_file(zipped({"part_000000.csv": honest.encode()}), "honest.zip").links) == 30_000
 
 
 def test_zip_with_too_many_entries_is_refused(monkeypatch):

@@ -81,6 +81,8 @@ def _sniff(data: bytes, name: str) -> tuple[str, object]:
     head = text.lstrip()[:1]
     if head in ("{", "["):
         document = load_json(text, name)
+        if document == []:
+            raise ImportFileError(f"{name}: an empty JSON list: nothing to import")
         kind = json_kind(document)
         if kind is None:
             raise _unknown(name, "a JSON file of another shape")

@@ -22,7 +22,12 @@ from .csvfiles import csv_kind, header_of, parse_pocket_csv, refuse_columns
 from .jsonfiles import load_json, parse_omnivore_highlights, parse_omnivore_metadata
 
 MAX_ENTRIES = 200_000  # Omnivore writes two files per article: 100,000 articles
-MAX_UNCOMPRESSED = 300_000_000  # bytes read out of one ZIP, all entries together
+# Bytes read out of one ZIP, all entries together: at most MAX_RATIO times the ZIP's own
+# size (HTML, CSV and JSON deflate 3 to 10 times; a bomb, a thousand), never less than
+# MIN_BUDGET (small exports of repetitive rows) nor more than MAX_UNCOMPRESSED.
+MAX_UNCOMPRESSED = 1_000_000_000
+MIN_BUDGET = 50_000_000
+MAX_RATIO = 100
 MAX_ENTRY = 100_000_000  # bytes of one CSV or JSON part
 
 _POCKET_PART = re.compile(r"(?:^|/)part_\d+\.csv$", re.IGNORECASE)
@@ -53,7 +58,7 @@ class Archive:
                                   " an export would")
         # Not info.is_dir(): it fails on an entry with an empty name, which a damaged file can have.
         self.files = {info.filename: info for info in infos if info.filename and not info.filename.endswith("/")}
-        self.budget = MAX_UNCOMPRESSED
+        self.budget = self.allowed = min(MAX_UNCOMPRESSED, max(MIN_BUDGET, MAX_RATIO * len(data)))
 
     def names(self) -> list[str]:
         return list(self.files)
@@ -74,8 +79,8 @@ class Archive:
             raise ImportFileError(f"{self.name}: {member} cannot be read ({exc})") from None
         if len(data) > cap:
             if cap == self.budget:
-                raise ImportFileError(f"{self.name}: the ZIP unpacks to more than {MAX_UNCOMPRESSED // 1_000_000} MB,"
-                                      " more than an export would (a ZIP bomb?)")
+                raise ImportFileError(f"{self.name}: the ZIP unpacks to more than {_size(self.allowed)},"
+                                      " more than an export of its size would (a ZIP bomb?)")
             return None  # it lied about its size; treat it as too large
         self.budget -= len(data)
         return data

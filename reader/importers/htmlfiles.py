@@ -23,6 +23,7 @@ from .base import MAX_FOLDER_DEPTH, MAX_NOTE, MAX_TAG, Collector, LinkRecord, No
 _ROOT_FLAGS = ("personal_toolbar_folder", "unfiled_bookmarks_folder")
 _ROOT_NAMES = {"bookmarks bar", "bookmarks toolbar", "other bookmarks", "mobile bookmarks", "bookmarks menu",
                "favorites bar", "unsorted bookmarks"}
+_LINK_ATTRIBUTES = {"href", "add_date", "tags", "toread"}
 _TEXT_CAP = 100_000  # characters of one title or description gathered before the rest is ignored
 
 
@@ -67,7 +68,8 @@ class _Netscape(HTMLParser):
             names = {k for k, _ in attrs}
             self.h3_root = any(flag in names for flag in _ROOT_FLAGS)
         elif tag == "a":
-            self.link = {k: v or "" for k, v in attrs}
+            # Only what is used: ICON attributes hold whole images as data: URLs.
+            self.link = {k: v or "" for k, v in attrs if k in _LINK_ATTRIBUTES}
             self.text, self.text_length = [], 0
             if "toread" in self.link:
                 self.any_toread = True
@@ -130,7 +132,7 @@ class _PocketHtml(HTMLParser):
         if tag == "h1":
             self.heading = []
         elif tag == "a":
-            self.link, self.text = {k: v or "" for k, v in attrs}, []
+            self.link, self.text = {k: v or "" for k, v in attrs if k in ("href", "time_added", "tags")}, []
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "h1" and self.heading is not None:
