@@ -47,7 +47,8 @@ def netscape(n: int) -> bytes:
 
 
 def wallabag(n: int) -> bytes:
-    paragraph = "<p>" + "Words of a saved article, with <em>some</em> markup and a <a href='/x'>link</a>. " * 20 + "</p>"
+    sentence = "Words of a saved article, with <em>some</em> markup and a <a href='/x'>link</a>. "
+    paragraph = "<p>" + sentence * 20 + "</p>"
     entries = [{"id": i, "title": f"Saved {i}", "url": f"https://w{i % 100}.example/{i}", "is_archived": i % 2,
                 "is_starred": int(i % 7 == 0), "tags": [f"t{i % 9}"], "created_at": "2020-01-01 12:00:00",
                 "content": paragraph * 12, "annotations": [{"quote": "some", "text": "a note",

@@ -14,7 +14,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from reader.importers import (
     FORMATS,
@@ -421,7 +422,8 @@ def test_truncated_zip_is_refused_clearly():
 
 
 def test_zip_with_a_corrupt_entry_is_refused_clearly():
-    data = bytearray(zipped({"part_000000.csv": b"title,url,time_added,tags,status\n" + b"x,https://e.x/,1,,unread\n" * 50}))
+    rows = b"title,url,time_added,tags,status\n" + b"x,https://e.x/,1,,unread\n" * 50
+    data = bytearray(zipped({"part_000000.csv": rows}))
     data[60:70] = b"\x00" * 10  # inside the compressed stream of the only entry
     with pytest.raises(ImportFileError, match="damaged or incomplete"):
         parse_file(bytes(data), "pocket.zip")
@@ -446,7 +448,8 @@ def test_zip_bomb_is_stopped_by_its_ratio(monkeypatch):
     rows = b"title,url,time_added,tags,status\n" + b"t,https://e.example/x,1,,unread\n" * 100_000  # 3.2 MB
     bomb = zipped({"part_000000.csv": rows})
     assert len(bomb) * archives.MAX_RATIO < len(rows)
-    with pytest.raises(ImportFileError, match=f"unpacks to more than {len(bomb) * archives.MAX_RATIO} bytes, more than an export of its size"):
+    expected = f"unpacks to more than {len(bomb) * archives.MAX_RATIO} bytes, more than an export of its size"
+    with pytest.raises(ImportFileError, match=expected):
         parse_file(bomb, "bomb.zip")
     # An honest export, compressed as such files are, comes in.
     honest = "title,url,time_added,tags,status\n" + "".join(
@@ -467,7 +470,8 @@ def test_zip_entry_past_its_cap_is_left_out_with_a_reason(monkeypatch):
     import reader.importers.archives as archives
 
     monkeypatch.setattr(archives, "MAX_ENTRY", 1000)
-    data = zipped({"part_000000.csv": b"title,url,time_added,tags,status\n" + b"t,https://e.example/x,1,,unread\n" * 100})
+    rows = b"title,url,time_added,tags,status\n" + b"t,https://e.example/x,1,,unread\n" * 100
+    data = zipped({"part_000000.csv": rows})
     parsed = parse_file(data, "big.zip")
     assert parsed.links == [] and reasons(parsed) == {"part_000000.csv": ("larger than 1000 bytes: left out", False)}
 

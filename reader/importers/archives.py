@@ -16,8 +16,19 @@ import re
 import zipfile
 import zlib
 
-from .base import (MAX_CONTENT, MAX_NOTE, MAX_NOTES, BadDate, Collector, ImportFileError, LinkRecord, Note, decode,
-                   long_text, parse_time)
+from .base import (
+    MAX_CONTENT,
+    MAX_NOTE,
+    MAX_NOTES,
+    BadDate,
+    Collector,
+    ImportFileError,
+    LinkRecord,
+    Note,
+    decode,
+    long_text,
+    parse_time,
+)
 from .csvfiles import csv_kind, header_of, parse_pocket_csv, refuse_columns
 from .jsonfiles import load_json, parse_omnivore_highlights, parse_omnivore_metadata
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import MAX_NOTE, MAX_NOTES, Collector, ImportFileError, Note, long_text, parse_time, BadDate
+from .base import MAX_NOTE, MAX_NOTES, BadDate, Collector, ImportFileError, Note, long_text, parse_time
 
 READER_FORMAT = "reader-export"
 

@@ -16,7 +16,16 @@ from collections.abc import Iterable
 from typing import Any
 from xml.parsers import expat
 
-from .base import MAX_FOLDER_DEPTH, MAX_TITLE, FeedRecord, ImportFileError, ImportReport, http_url, normalize_url, one_line
+from .base import (
+    MAX_FOLDER_DEPTH,
+    MAX_TITLE,
+    FeedRecord,
+    ImportFileError,
+    ImportReport,
+    http_url,
+    normalize_url,
+    one_line,
+)
 
 _REFUSED = ("refused: the file declares a DOCTYPE or entities, which OPML never needs"
             " (entity expansion is a known attack on XML readers)")
