@@ -361,6 +361,17 @@ def test_format_is_told_by_content_not_by_name(name, kind):
     assert parse_file(fixture(name), "renamed.bin").format == kind
 
 
+@pytest.mark.parametrize("name", ["pocket.csv", "ril_export.html", "instapaper.csv", "wallabag.json",
+                                  "bookmarks-firefox.html", "bookmarks-pinboard.html", "feeds.opml", "pocket-zip",
+                                  "omnivore"])
+def test_every_row_is_accounted_for(name):
+    data = zipped_dir(name) if (FIXTURES / name).is_dir() else fixture(name)
+    parsed = parse_file(data, name)
+    report = parsed.report
+    assert report.rows == len(parsed.links) + len(parsed.feeds) + report.merged + report.skipped_rows
+    assert report.skipped_rows == len(report.skipped) and report.rows > 0
+
+
 def test_unknown_formats_are_refused_with_the_list_of_formats():
     for data, what in [(b"just some words\n", "a file of another kind"),
                        (b"<html><body><p>a page</p></body></html>", "an HTML or XML file of another kind"),

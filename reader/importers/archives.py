@@ -117,7 +117,7 @@ def _size(limit: int) -> str:
 def _text_of(archive: Archive, member: str, collector: Collector) -> str | None:
     data = archive.read(member, MAX_ENTRY)
     if data is None:
-        collector.report.add(member, f"larger than {_size(MAX_ENTRY)}: left out", kept=False)
+        collector.report.add(member, f"larger than {_size(MAX_ENTRY)}: left out", kept=False, row=False)
         return None
     text, note = decode(data)
     if note:
@@ -144,10 +144,10 @@ def parse_pocket_zip(archive: Archive, collector: Collector) -> None:
         try:
             document = load_json(text, member)
         except ImportFileError as exc:
-            collector.report.add(member, f"{exc}: its highlights are left out", kept=False)
+            collector.report.add(member, f"{exc}: its highlights are left out", kept=False, row=False)
             continue
         if not isinstance(document, list):
-            collector.report.add(member, "not a list of highlights: left out", kept=False)
+            collector.report.add(member, "not a list of highlights: left out", kept=False, row=False)
             continue
         for number, entry in enumerate(document, 1):
             if not isinstance(entry, dict):
@@ -189,10 +189,10 @@ def parse_omnivore_zip(archive: Archive, collector: Collector) -> None:
         try:
             document = load_json(text, member)
         except ImportFileError as exc:
-            collector.report.add(member, f"{exc}: its articles are left out", kept=False)
+            collector.report.add(member, f"{exc}: its articles are left out", kept=False, row=False)
             continue
         if not isinstance(document, list):
-            collector.report.add(member, "not a list of articles: left out", kept=False)
+            collector.report.add(member, "not a list of articles: left out", kept=False, row=False)
             continue
         folder = posixpath.dirname(member)
         contents: dict[str, str] = {}

@@ -120,8 +120,12 @@ class Issue:
 
 @dataclass(slots=True)
 class ImportReport:
+    """What became of each row: `rows` read = links or feeds in the result + `merged` +
+    `skipped_rows` (Pocket highlights on a link the list lacked add a row of their own)."""
+
     rows: int = 0  # links or feeds read from the file, good or bad
     merged: int = 0  # duplicate rows merged into an earlier one
+    skipped_rows: int = 0  # rows left out, each with an Issue saying why
     issues: list[Issue] = field(default_factory=list)
     issues_not_listed: int = 0  # issues past MAX_ISSUES, counted only
     notes: list[str] = field(default_factory=list)  # about the file as a whole
@@ -130,7 +134,10 @@ class ImportReport:
     def skipped(self) -> list[Issue]:
         return [i for i in self.issues if not i.kept]
 
-    def add(self, where: str, reason: str, kept: bool) -> None:
+    def add(self, where: str, reason: str, kept: bool, row: bool = True) -> None:
+        """Write down an issue; `row=False` for one about a whole part of the file."""
+        if row and not kept:
+            self.skipped_rows += 1
         if len(self.issues) < MAX_ISSUES:
             self.issues.append(Issue(where, reason, kept))
         else:
