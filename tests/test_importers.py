@@ -562,14 +562,15 @@ def test_wallabag_with_wrong_types_everywhere():
          "is_starred": None, "created_at": {"a": 1}, "annotations": [None, {"quote": 7}], "published_by": [1, "Au"],
          "content": 12},
         {"url": "https://b.example/", "tags": [None, 3, {"label": None}, {"label": "ok"}], "annotations": "x",
-         "is_archived": 0, "is_starred": 0},
+         "is_archived": 0, "is_starred": 0, "created_at": 10**400, "published_at": True},
     ]).encode()
     parsed = parse_file(data, "w.json")
     links = by_url(parsed)
     a = links["https://a.example/"]
     assert a.title == "" and a.tags == set() and a.read and not a.starred and a.added_at is None
     assert a.author == "Au" and a.notes == [] and a.content_html is None
-    assert links["https://b.example/"].tags == {"ok"}
+    b = links["https://b.example/"]
+    assert b.tags == {"ok"} and b.added_at is None and b.published is None
     assert reasons(parsed)["entry 1"] == ("no URL", False)
 
 
@@ -616,3 +617,24 @@ def test_mangled_zips_parse_or_fail_with_an_import_error(name, compression, posi
     original = zipped_dir(name, compression=compression)
     position = min(position, len(original))
     _check(original[:position] + filler + original[position + len(filler):])
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30)
+    | st.sampled_from(["https://a.example/x", "2020-01-01", "1600000000", "Archived", "<p>x</p>"]),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    max_leaves=12)
+WALLABAG_KEYS = ["url", "title", "content", "is_archived", "is_starred", "tags", "created_at", "published_at",
+                 "published_by", "annotations", "is_not_parsed", "given_url"]
+OMNIVORE_KEYS = ["url", "title", "slug", "labels", "savedAt", "publishedAt", "state", "readingProgress", "author",
+                 "description"]
+
+
+@FUZZ
+@given(st.sampled_from([WALLABAG_KEYS, OMNIVORE_KEYS]),
+       st.lists(st.dictionaries(st.sampled_from(WALLABAG_KEYS + OMNIVORE_KEYS), JSON_VALUES, max_size=8),
+                min_size=1, max_size=5))
+def test_json_entries_of_any_types_parse_or_fail_with_an_import_error(keys, entries):
+    marker = {key: None for key in keys[3:5]}  # makes the shape wallabag's or Omnivore's
+    marker["url"] = "https://marker.example/"
+    _check(json.dumps([marker, *entries], allow_nan=True).encode())

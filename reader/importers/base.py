@@ -220,12 +220,15 @@ def parse_time(value: Any) -> float | None:
     """Epoch seconds from what exports write: unix seconds (or milli- or microseconds), as a
     number or a string, ISO 8601 with or without a zone (none means UTC), or RFC 2822.
     None for nothing at all (empty, 0); BadDate for anything else."""
-    if value is None or isinstance(value, bool):
-        if value is None:
-            return None
+    if value is None:
+        return None
+    if isinstance(value, bool):
         raise BadDate(repr(value))
     if isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # a JSON integer with 400 digits
+            raise BadDate(str(value)[:64]) from None
     elif isinstance(value, str):
         text = value.strip()
         if not text or text in ("0", "null", "None"):
