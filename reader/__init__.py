@@ -15,7 +15,7 @@ The data flow, module by module:
     fetch        the only HTTP client: address guard, size cap, deadline
     sanitize     the one nh3 cleaner for every piece of outside HTML
     portability  backup (SQLite's backup API), export and import of your library
-    importers    read other apps' exports (Pocket, Instapaper, Omnivore, wallabag, bookmarks,
+    importers/   read other apps' exports (Pocket, Instapaper, Omnivore, wallabag, bookmarks,
                  OPML with folders) into records, told apart by content; no database here
     app, cli     `create_app(settings)` and `running(settings)`; the `reader` command
 """
