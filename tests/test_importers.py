@@ -293,6 +293,9 @@ def test_bookmarks_round_trip_through_the_writer():
     assert three.title == "" and three.tags == {"solo"} and three.added_at is None and three.folder == ()
     # And the same again: writing what was read gives the same file.
     assert build_bookmarks_html(back.links) == data
+    # A library of only read links stays read.
+    all_read = parse_file(build_bookmarks_html([LinkRecord("https://a.example/r", "R", read=True)]), "r.html")
+    assert all_read.links[0].read
 
 
 # -- OPML ---------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ closed), which keeps no tree, so a file nested ten thousand folders deep costs n
 Netscape: `<DT><H3>` names a folder, the `<DL>` after it holds what is in it, `<DT><A HREF
 ADD_DATE TAGS>` is a link and a `<DD>` after it its description. Folders become tags (and
 `LinkRecord.folder`). Pinboard and Linkding mark unread links `TOREAD="1"`: in a file with
-any such mark, the others were read.
+TOREAD on any link, the links without `TOREAD="1"` were read.
 
 Pocket: `<h1>Unread</h1>` and `<h1>Read Archive</h1>`, each followed by a list of
 `<a href time_added tags>` (tags joined by commas)."""
@@ -168,7 +168,7 @@ def _attribute(value: str) -> str:
 def build_bookmarks_html(links: Iterable[LinkRecord], title: str = "Bookmarks") -> bytes:
     """A Netscape bookmark file of the links, the format every browser and read-later service
     imports: each link's folder as nested `<H3>` folders, its other tags in TAGS, its time
-    added in ADD_DATE, `TOREAD="1"` on unread links (Pinboard's and Linkding's mark) and its
+    added in ADD_DATE, TOREAD 1 or 0 (Pinboard's and Linkding's mark of unread links) and its
     notes in a `<DD>`. Reading it back with parse_file gives the same links."""
     tree: dict = {}  # folder name -> subtree; links under the key None
     for link in links:
@@ -191,8 +191,8 @@ def build_bookmarks_html(links: Iterable[LinkRecord], title: str = "Bookmarks") 
             tags = sorted(t.replace(",", " ") for t in link.tags if t not in link.folder)
             if tags:
                 attributes.append(f'TAGS="{_attribute(",".join(tags))}"')
-            if not link.read:
-                attributes.append('TOREAD="1"')
+            # Both values, always: a file of only read links must still say they were read.
+            attributes.append(f'TOREAD="{0 if link.read else 1}"')
             out.append(f"{pad}<DT><A {' '.join(attributes)}>{html.escape(link.title or link.url)}</A>")
             notes = [n.text + (f"\n{n.comment}" if n.comment else "") for n in link.notes]
             if notes:
