@@ -471,6 +471,15 @@ def test_zip_bomb_is_stopped_by_its_ratio(monkeypatch):
     assert len(parse_file(zipped({"part_000000.csv": honest.encode()}), "honest.zip").links) == 30_000
 
 
+def test_pocket_annotations_of_the_wrong_shape_are_passed_over():
+    notes = json.dumps([{"url": "https://example.org/one", "highlights": True}, 7,
+                        {"url": "https://example.org/one", "highlights": [{"quote": 5}, None, {"quote": "ok"}]}])
+    data = zipped({"part_000000.csv": fixture("pocket-zip/part_000000.csv"),
+                   "annotations/part_000000.json": notes.encode()})
+    links = by_url(parse_file(data, "pocket.zip"))
+    assert links["https://example.org/one"].notes == [Note("ok")]
+
+
 def test_zip_with_too_many_entries_is_refused(monkeypatch):
     import reader.importers.archives as archives
 
@@ -560,7 +569,7 @@ def test_deep_nesting_is_harmless():
 
 def test_wallabag_with_wrong_types_everywhere():
     data = json.dumps([
-        {"url": 5, "title": "x"},
+        {"url": 5, "title": "x", "annotations": True},
         {"url": "https://a.example/", "title": ["not", "text"], "tags": "notalist", "is_archived": "1",
          "is_starred": None, "created_at": {"a": 1}, "annotations": [None, {"quote": 7}], "published_by": [1, "Au"],
          "content": 12},

@@ -30,7 +30,7 @@ from .base import (
     parse_time,
 )
 from .csvfiles import csv_kind, header_of, parse_pocket_csv, refuse_columns
-from .jsonfiles import load_json, parse_omnivore_highlights, parse_omnivore_metadata
+from .jsonfiles import as_list, load_json, parse_omnivore_highlights, parse_omnivore_metadata
 
 MAX_ENTRIES = 200_000  # Omnivore writes two files per article: 100,000 articles
 # Bytes read out of one ZIP, all entries together: at most MAX_RATIO times the ZIP's own
@@ -153,7 +153,7 @@ def parse_pocket_zip(archive: Archive, collector: Collector) -> None:
             if not isinstance(entry, dict):
                 continue
             notes = []
-            for highlight in entry.get("highlights") or []:
+            for highlight in as_list(entry.get("highlights")):
                 if isinstance(highlight, dict) and len(notes) < MAX_NOTES:
                     quote = long_text(highlight.get("quote"), MAX_NOTE)
                     if quote:

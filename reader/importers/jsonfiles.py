@@ -47,6 +47,11 @@ def json_kind(document: Any) -> str | None:
     return None
 
 
+def as_list(value: Any) -> list[Any]:
+    """The value if it is a JSON array, else nothing: a field of the wrong type is ignored."""
+    return value if isinstance(value, list) else []
+
+
 def _flag(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in ("1", "true", "yes")
@@ -81,7 +86,7 @@ def parse_wallabag(document: list[Any], collector: Collector) -> None:
             continue
         url = entry.get("url") or entry.get("given_url") or entry.get("origin_url")
         notes = []
-        for annotation in entry.get("annotations") or []:
+        for annotation in as_list(entry.get("annotations")):
             if not isinstance(annotation, dict) or len(notes) >= MAX_NOTES:
                 continue
             quote = long_text(annotation.get("quote"), MAX_NOTE)
