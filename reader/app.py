@@ -9,7 +9,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 from starlette.applications import Starlette
@@ -23,13 +22,12 @@ from .cleaning import Cleaner, worker_name
 from .extract import CpuPool
 from .feeds import RefreshResult, refresh_feeds, refresh_periodically
 from .fetch import make_client
+from .resources import static_dir
 from .settings import Settings
 from .store import Store
 from .worker import Worker
 
 log = logging.getLogger(__name__)
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -115,7 +113,7 @@ def create_app(settings: Settings, *, resolver=None) -> Starlette:
         routes=[
             *views.routes,
             *api.routes,
-            Mount("/static", StaticFiles(directory=ROOT / "static"), name="static"),
+            Mount("/static", StaticFiles(directory=static_dir()), name="static"),
         ],
         lifespan=lifespan,
         exception_handlers=api.exception_handlers,

@@ -14,9 +14,10 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from .resources import seed_db
 from .settings import Settings, describe
 
-EXAMPLE_DB = Path(__file__).resolve().parent.parent / "reader.db.example"
+EXAMPLE_DB = seed_db()
 
 
 def _parser() -> argparse.ArgumentParser:

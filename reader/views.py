@@ -28,9 +28,9 @@ from .discover import NoFeedFound, subscribe_with
 from .sanitize import plain_text
 from .store import STATES, fts_query
 
-from pathlib import Path
+from .resources import templates_dir
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = templates_dir()
 
 
 def _date(timestamp: float | None) -> str:
