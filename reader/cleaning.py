@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from .extract import CpuPool, extract_article
+from .extract import CpuPool, PoolUnavailable, extract_article
 from .fetch import FetchError
 from .settings import Settings
 from .store import Run, Store
@@ -68,7 +68,7 @@ class Cleaner:
             run = await self.store.claim(article_id, self.name, self.settings.claim_ttl)
             if run is not None:
                 outcome, error = await asyncio.shield(self.start(run))
-                if outcome == "failed":
+                if outcome in ("failed", "unavailable"):
                     raise ArticleFailed(error)
                 continue  # cached, or released at shutdown: read back what is stored
             await self._wait_for_holder(article_id, waiting_since)
@@ -118,6 +118,12 @@ class Cleaner:
             except FetchError as exc:
                 await self.store.store_failed(run, str(exc))
                 return "failed", str(exc)
+            except PoolUnavailable as exc:
+                # The machine failed, not the article: hand the claim back (the run is
+                # abandoned, a queued article stays in line) instead of marking it failed.
+                log.error("article %s: %s", run.article_id, exc)
+                await self.store.release(run)
+                return "unavailable", f"cleaning is unavailable right now ({exc}); try again"
             except Exception as exc:
                 log.exception("extracting article %s (%s) failed", run.article_id, run.url)
                 error = f"internal error while cleaning ({type(exc).__name__})"

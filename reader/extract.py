@@ -10,8 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import multiprocessing
+import multiprocessing.forkserver
+import os
 import re
+import select
+import site
+import threading
+import time
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 import httpx
@@ -24,6 +33,8 @@ HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
 
 T = TypeVar("T")
 
+log = logging.getLogger(__name__)
+
 # The reader view prints the title itself; the page's own <h1> would repeat it.
 _LEADING_H1 = re.compile(r"^\s*<h1>.*?</h1>", re.DOTALL)
 
@@ -32,27 +43,131 @@ class ExtractError(FetchError):
     """The page arrived but holds nothing we can show as an article."""
 
 
+class PoolUnavailable(Exception):
+    """The extraction processes died under the work twice in a row (killed from outside,
+    as an OOM kill does): a failure of the machine, not of the article."""
+
+
 class CpuPool:
     """Runs CPU-bound functions off the event loop: in worker processes (the default,
     so extraction does not even compete for the GIL), or in one thread when
-    processes = 0."""
+    processes = 0.
+
+    A process of the pool can be killed from outside at any time. That breaks a
+    ProcessPoolExecutor for good, so a broken one is replaced and the work tried once
+    more on the new one; only a second break in a row reaches the caller, as
+    PoolUnavailable."""
 
     def __init__(self, processes: int = 1):
-        if processes > 0:
-            context = multiprocessing.get_context("forkserver")
-            # Workers fork from a server that has already imported trafilatura.
-            context.set_forkserver_preload(["reader.extract", "reader.feeds"])
-            self._executor: concurrent.futures.Executor = concurrent.futures.ProcessPoolExecutor(
-                max_workers=processes, mp_context=context
-            )
-        else:
-            self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        self._processes = processes
+        self._replacing = threading.Lock()
+        self._executor = self._new_executor()
+
+    def _new_executor(self) -> concurrent.futures.Executor:
+        if self._processes <= 0:
+            return concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        context = multiprocessing.get_context("forkserver")
+        # Workers fork from a server that has already imported trafilatura.
+        context.set_forkserver_preload(["reader.extract", "reader.feeds"])
+        _start_forkserver()
+        return concurrent.futures.ProcessPoolExecutor(
+            max_workers=self._processes, mp_context=context,
+            initializer=_exit_with_owner, initargs=(os.getpid(),),
+        )
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        loop = asyncio.get_running_loop()
+        executor = self._executor
+        try:
+            return await loop.run_in_executor(executor, fn, *args)
+        except BrokenProcessPool:
+            log.warning("an extraction process died; starting a new pool and trying once more")
+            self._replace(executor)
+        executor = self._executor
+        try:
+            return await loop.run_in_executor(executor, fn, *args)
+        except BrokenProcessPool as exc:
+            self._replace(executor)  # the next piece of work starts on a sound pool
+            raise PoolUnavailable("the extraction processes died twice in a row; the work is kept for later") from exc
+
+    def _replace(self, broken: concurrent.futures.Executor) -> None:
+        """Swap in a new executor, once however many callers saw the same one break."""
+        with self._replacing:
+            if self._executor is not broken:
+                return
+            self._executor = self._new_executor()
+        broken.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+_forkserver_lock = threading.Lock()
+
+
+def _start_forkserver() -> None:
+    """Start multiprocessing's fork server (if it is not running) without the current
+    directory on its import path.
+
+    The server is started as `python -c ...`, which puts the current directory first on
+    sys.path, and Python 3.11's forkserver ignores the sys.path the parent sends it. So
+    a folder named `reader` where reader was started (the folder it was cloned into, say)
+    was imported in place of this package when the server preloaded it, and every pool
+    process forked from it failed. PYTHONSAFEPATH (Python 3.11+) keeps the directory
+    off the path; it is set only for the server's start, and only this package's own
+    location is added back when it is not an installed one (a checkout run in place)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    extra = {"PYTHONSAFEPATH": "1"}
+    installed = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    if root not in installed:
+        extra["PYTHONPATH"] = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    with _forkserver_lock:
+        saved = {name: os.environ.get(name) for name in extra}
+        os.environ.update(extra)
+        try:
+            multiprocessing.forkserver.ensure_running()
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+
+def _exit_with_owner(owner: int) -> None:
+    """Pool process initializer: exit as soon as the process that owns the pool is gone.
+
+    Pool processes are children of the fork server, not of their owner, and each holds
+    the pipe that keeps the fork server alive; so when the owner is killed (kill -9
+    leaves no time to shut the pool down), nothing else would ever end them, and they
+    would keep the fork server and the resource tracker alive too. Once they exit, those
+    two see their pipes close and exit by themselves."""
+    try:
+        handle: int | None = os.pidfd_open(owner)  # Linux 5.3+: readable once the owner exits
+    except (AttributeError, OSError):
+        handle = None
+
+    def watch() -> None:
+        if handle is not None:
+            select.select([handle], [], [])
+        else:
+            while _alive(owner):
+                time.sleep(0.5)
+        os._exit(0)
+
+    if handle is None and not _alive(owner):
+        os._exit(0)
+    threading.Thread(target=watch, name="exit-with-owner", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else: cannot be ours, but is alive
+        return True
+    return True
 
 
 def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:

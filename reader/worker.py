@@ -69,10 +69,14 @@ class Worker:
             if run is not None:
                 # Shielded: stopping the worker stops the pulling, not the extraction.
                 try:
-                    await asyncio.shield(self.cleaner.start(run))
+                    outcome, _ = await asyncio.shield(self.cleaner.start(run))
                 except Exception:
                     log.exception("cleaning article %s failed", run.article_id)
-                continue
+                    outcome = None
+                if outcome != "unavailable":
+                    continue
+                # The extraction processes keep dying: wait a poll interval before taking
+                # the article (handed back, still first in line) again.
             try:
                 await asyncio.wait_for(nudge.wait(), self.interval)
             except TimeoutError:

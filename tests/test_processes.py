@@ -1,0 +1,221 @@
+"""The processes behind reader: the extraction pool survives a killed process, a folder
+named `reader` in the current directory changes nothing, and kill -9 of reader leaves
+none of its processes behind. Real processes, killed for real; process trees from /proc."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from reader.extract import CpuPool
+
+from . import poolwork
+from .conftest import app_client, free_port, rss, wait_for
+from .processes import alive, command_line, descendants, pool_processes
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process trees from /proc")
+
+RSS = {"Content-Type": "application/rss+xml"}
+READER = Path(sys.executable).with_name("reader")  # the console script, as a user runs it
+
+
+def until(predicate, timeout: float = 30.0, interval: float = 0.05):
+    """Poll a plain predicate until it is truthy; fail after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(interval)
+    return value
+
+
+# -- a killed pool process costs one retry, not an article -------------------------------------------
+
+
+async def test_a_pool_process_killed_mid_work_is_replaced_and_the_work_tried_again(tmp_path):
+    pool = CpuPool(1)
+    try:
+        marker = tmp_path / "working"
+        work = asyncio.create_task(pool.run(poolwork.block_the_first_time, str(marker)))
+        victim = int(await wait_for(lambda: marker.exists() and marker.read_text()))
+        os.kill(victim, signal.SIGKILL)  # what an OOM kill does, in the middle of the work
+        answered_by = await asyncio.wait_for(work, 60)
+        assert answered_by != victim
+        assert await pool.run(poolwork.pid) == answered_by  # the new pool keeps serving
+    finally:
+        pool.close()
+
+
+async def test_a_killed_pool_process_is_not_the_next_articles_failure(settings, pages):
+    settings = settings.replace(extract_processes=1, serve_workers=0)
+    links = [pages.add_article(f"victim-{i}") for i in range(2)]
+    feed = pages.add("/feed.xml", rss([{"title": f"V{i}", "link": link} for i, link in enumerate(links)]),
+                     headers=RSS)
+    async with app_client(settings) as client:
+        assert (await client.post("/api/feeds", json={"url": feed})).status_code == 201  # parsed in the pool
+        first, second = sorted(a["id"] for a in (await client.get("/api/articles")).json()["items"])
+        assert (await client.get(f"/api/articles/{first}/content")).status_code == 200
+        [victim] = pool_processes(os.getpid())
+        os.kill(victim, signal.SIGKILL)
+        await wait_for(lambda: not alive(victim))
+
+        opened = await client.get(f"/api/articles/{second}/content")
+        assert opened.status_code == 200 and "victim-1" in opened.json()["text"]
+        stats = (await client.get("/api/stats")).json()
+        assert (stats["cached"], stats["failed"]) == (2, 0)
+        assert (await client.get(f"/api/articles/{second}")).json()["state"] == "ready"
+
+
+class PoolKiller:
+    """Kills every extraction pool process of this test process as soon as it appears."""
+
+    def __init__(self) -> None:
+        self.kills = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for pid in pool_processes(os.getpid()):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    self.kills += 1
+                except ProcessLookupError:
+                    pass
+            self._stop.wait(0.005)
+
+    def __enter__(self) -> "PoolKiller":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+async def test_when_the_retry_dies_too_the_article_stays_in_line_and_is_not_failed(settings, pages):
+    settings = settings.replace(extract_processes=1, serve_workers=1, worker_interval=0.2)
+    link = pages.add_article("doomed-twice")
+    feed = pages.add("/feed.xml", rss([{"title": "D", "link": link}]), headers=RSS)
+    async with app_client(settings) as client:
+        assert (await client.post("/api/feeds", json={"url": feed})).status_code == 201
+        [article] = (await client.get("/api/articles")).json()["items"]
+        url = f"/api/articles/{article['id']}"
+
+        async def ended_somehow():
+            stats = (await client.get("/api/stats")).json()
+            return stats["abandoned"] + stats["failed"] + stats["cached"] > 0 and stats
+
+        with PoolKiller() as killer:
+            assert (await client.post(f"{url}/queue", json={})).status_code == 200
+            stats = await wait_for(ended_somehow, timeout=60)
+            assert (stats["failed"], stats["cached"]) == (0, 0) and stats["abandoned"] >= 1
+            during = (await client.get(url)).json()
+            assert during["state"] in ("queued", "cleaning") and during["error"] is None
+            opened = await client.get(f"{url}/content")  # a direct open says so, and records nothing
+            assert opened.status_code == 502 and "unavailable" in opened.json()["error"]
+            assert killer.kills >= 2
+        assert (await client.get(url)).json()["error"] is None
+
+        # The machine recovers: the worker, which kept the article, cleans it.
+        await wait_for(lambda: _state(client, url), timeout=60)
+        assert (await client.get("/api/stats")).json()["failed"] == 0
+
+
+async def _state(client: httpx.AsyncClient, url: str) -> bool:
+    return (await client.get(url)).json()["state"] == "ready"
+
+
+# -- real `reader serve` processes ---------------------------------------------------------------------
+
+
+SAMPLE_TITLE = "On typography for long reads"
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator:
+    """Start `reader serve` (the installed console script) on a free port with a fresh
+    database, from a directory of the test's choice; stopped (or reaped) at the end."""
+    started: list[subprocess.Popen] = []
+
+    def start(cwd: Path) -> tuple[subprocess.Popen, str]:
+        port = free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("READER_")}
+        env.update(READER_REFRESH_INTERVAL="0", READER_EXTRACT_PROCESSES="1", READER_SERVE_WORKERS="1")
+        log = open(tmp_path / f"serve-{port}.log", "wb")
+        process = subprocess.Popen(
+            [str(READER), "serve", "--port", str(port), "--db", str(tmp_path / f"data-{port}.db")],
+            cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        log.close()
+        started.append(process)
+        base = f"http://127.0.0.1:{port}"
+
+        def up() -> bool:
+            assert process.poll() is None, (tmp_path / f"serve-{port}.log").read_text()
+            try:
+                return httpx.get(f"{base}/api/stats", timeout=5).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        until(up, timeout=60)
+        return process, base
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def a_clone_named_reader(parent: Path) -> Path:
+    """The folder reader was cloned into is named `reader`: run from its parent, it is a
+    namespace package `reader` in the current directory (here with a bogus package in it)."""
+    clone = parent / "reader"
+    (clone / "reader").mkdir(parents=True)
+    (clone / "pyproject.toml").write_text("[project]\nname = 'not-this'\n")
+    (clone / "reader" / "__init__.py").write_text("raise ImportError('the wrong reader was imported')\n")
+    return parent
+
+
+def test_a_folder_named_reader_in_the_current_directory_breaks_nothing(serve, tmp_path):
+    workdir = a_clone_named_reader(tmp_path / "home")
+    process, base = serve(workdir)
+    with httpx.Client(base_url=base, timeout=60) as client:
+        assert SAMPLE_TITLE in client.get("/").text  # the first run's sample feed
+        [feed] = client.post("/api/refresh").json()["feeds"]  # parsed in the pool
+        assert feed["error"] is None
+        article = next(a for a in client.get("/api/articles").json()["items"] if a["title"] == SAMPLE_TITLE)
+        opened = client.get(f"/api/articles/{article['id']}/content")  # cleaned in the pool
+        assert opened.status_code == 200, opened.text
+        assert opened.json()["words"] > 100
+    assert not (workdir / "reader" / "__pycache__").exists()  # never even imported
+
+
+def test_kill_9_of_serve_leaves_none_of_its_processes(serve, tmp_path):
+    process, base = serve(tmp_path)
+    with httpx.Client(base_url=base, timeout=60) as client:
+        article = client.get("/api/articles").json()["items"][0]
+        assert client.get(f"/api/articles/{article['id']}/content").status_code == 200  # the pool is up
+    family = descendants(process.pid)
+    kinds = " ".join(command_line(pid) for pid in family)
+    assert "multiprocessing.forkserver" in kinds and "multiprocessing.resource_tracker" in kinds
+    assert pool_processes(process.pid), kinds
+
+    process.kill()
+    process.wait()
+    until(lambda: not any(alive(pid) for pid in family), timeout=10)
