@@ -15,8 +15,25 @@ from reader.app import running
 from reader.settings import Settings
 
 from .browsing import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, VIEWPORT
-from .helpers import LiveServer, app_client
+from .helpers import CHECKOUT, FIXTURES, LiveServer, app_client
 from .loopback import LoopbackServer
+
+
+def _tracked_databases() -> dict[str, tuple[int, int]]:
+    """The shipped seed, the fixtures and anything SQLite leaves beside them (-wal,
+    -shm, -journal), each with its size and mtime. (A ./reader.db of someone running
+    reader in the checkout is theirs, not the tests'.)"""
+    paths = [*CHECKOUT.glob("reader.db.example*"), *FIXTURES.iterdir()]
+    return {str(path): (path.stat().st_size, path.stat().st_mtime_ns) for path in paths if path.is_file()}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def checkout_left_unchanged() -> Iterator[None]:
+    """Tests must never write next to tracked files: opening a database in place leaves
+    -wal and -shm files there, or changes it. Fails the session's last test if one did."""
+    before = _tracked_databases()
+    yield
+    assert _tracked_databases() == before, "a test wrote next to the shipped database or the fixtures"
 
 
 @pytest.fixture

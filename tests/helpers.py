@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from email.utils import format_datetime
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -27,11 +28,13 @@ from reader.settings import Settings
 
 from .loopback import LoopbackServer, Route, article_html
 
-__all__ = ["RSS", "LiveServer", "LoopbackServer", "Route", "app_client", "article_html", "assert_strict_csp",
+__all__ = ["CHECKOUT", "FIXTURES", "RSS", "LiveServer", "LoopbackServer", "Route", "app_client", "article_html", "assert_strict_csp",
            "card_ids", "free_port", "published", "rss", "serve_feed", "state_of", "subscribe_slugs", "wait_for",
            "worker_process"]
 
 RSS = {"Content-Type": "application/rss+xml"}
+CHECKOUT = Path(__file__).resolve().parent.parent
+FIXTURES = CHECKOUT / "tests" / "fixtures"  # frozen databases: tests open copies of them, never these
 EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 CARD_ID = re.compile(r'<article class="card[^"]*" id="card-(\d+)"')
 

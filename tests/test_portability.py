@@ -12,10 +12,9 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from reader.cli import EXAMPLE_DB
 from reader.store import MIGRATIONS, Store, fts_query
 
-from .helpers import app_client, rss, wait_for
+from .helpers import FIXTURES, app_client, rss, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 
@@ -240,7 +239,7 @@ async def test_import_refuses_what_it_cannot_read_and_cleans_what_it_brings(sett
 
 async def test_a_database_from_the_first_release_migrates_and_is_served(settings, tmp_path):
     old = tmp_path / "old.db"
-    shutil.copyfile(EXAMPLE_DB, old)
+    shutil.copyfile(FIXTURES / "schema-v1.db", old)  # tests open copies, never a tracked file
     connection = sqlite3.connect(old)
     try:
         assert connection.execute("PRAGMA user_version").fetchone() == (1,)
