@@ -18,6 +18,7 @@ The data flow, module by module:
     importers/   read other apps' exports (Pocket, Instapaper, Omnivore, wallabag, bookmarks,
                  OPML with folders) into records, told apart by content; no database here
     app, cli     `create_app(settings)` and `running(settings)`; the `reader` command
+    resources    where the templates, static files and first-run seed are (package data)
 """
 
 __version__ = "0.1.0"
