@@ -110,12 +110,13 @@ def _start_forkserver() -> None:
     directory on its import path.
 
     The server is started as `python -c ...`, which puts the current directory first on
-    sys.path, and Python 3.11's forkserver ignores the sys.path the parent sends it. So
-    a folder named `reader` where reader was started (the folder it was cloned into, say)
-    was imported in place of this package when the server preloaded it, and every pool
-    process forked from it failed. PYTHONSAFEPATH (Python 3.11+) keeps the directory
-    off the path; it is set only for the server's start, and only this package's own
-    location is added back when it is not an installed one (a checkout run in place)."""
+    sys.path, and the forkserver of Python 3.11 (and of 3.12 and 3.13 before their fix of
+    CPython gh-117378) ignores the sys.path the parent sends it. So a folder named
+    `reader` where reader was started (the folder it was cloned into, say) was imported in
+    place of this package when the server preloaded it, and every pool process forked
+    from it failed. PYTHONSAFEPATH (Python 3.11+) keeps the directory off the path; it is
+    set only for the server's start, and this package's own location is added back when
+    it is not an installed one (a checkout run in place)."""
     root = str(Path(__file__).resolve().parent.parent)
     extra = {"PYTHONSAFEPATH": "1"}
     installed = {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}
@@ -165,7 +166,7 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # exists, owned by someone else: cannot be ours, but is alive
+    except PermissionError:  # it exists, under another user
         return True
     return True
 
