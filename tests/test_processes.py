@@ -20,12 +20,11 @@ import pytest
 from reader.extract import CpuPool
 
 from . import poolwork
-from .conftest import app_client, free_port, rss, wait_for
+from .helpers import RSS, app_client, free_port, rss, wait_for
 from .processes import alive, command_line, descendants, pool_processes
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process trees from /proc")
 
-RSS = {"Content-Type": "application/rss+xml"}
 READER = Path(sys.executable).with_name("reader")  # the console script, as a user runs it
 
 
