@@ -77,6 +77,21 @@ def ratio(a: float, b: float) -> float:
     return a / b if b else float("inf")
 
 
+def us(seconds: float) -> str:
+    """A signed difference in microseconds: the absolute cost next to a ratio."""
+    return f"{seconds * 1e6:+.0f} µs"
+
+
+def versus(a: list[float], b: list[float], *, b_name: str = "") -> str:
+    """p50 and p99 of `a` against `b`: the ratio, the absolute difference and both times."""
+    parts = []
+    for q in (50, 99):
+        pa, pb = pct(a, q), pct(b, q)
+        r = f"**{ratio(pa, pb):.2f}×**" if q == 50 else f"{ratio(pa, pb):.2f}×"
+        parts.append(f"p{q} {r} ({us(pa - pb)}: {ms(pa)} vs {b_name + ' ' if b_name else ''}{ms(pb)})")
+    return "; ".join(parts)
+
+
 def verdict(ok: bool) -> str:
     return "met" if ok else "missed"
 
