@@ -4,19 +4,19 @@ serve process, extraction in its default one-process pool), against browse p99 o
 the same server with the worker idle. Pages are realistic 50-500 KB articles
 (benchmarks/pages.py) on a loopback server; the queue is long enough to stay busy
 for the whole measurement, which is checked. The serve process tree's peak RSS is
-sampled throughout (benchmark 7 reports it).
+sampled throughout (the memory benchmark reports it). Timed with the lean client
+(benchmarks/client.py) on one keep-alive connection, as a browser with its CSRF cookie.
 
     python -m benchmarks.browse_under_load
 """
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import time
 
-from .common import (Row, RssSampler, Served, cleanup, load_client, main_for, ms, pct, ratio,
-                     timed_gets, verdict, work_copy)
+from .client import Connection, interleaved
+from .common import Row, RssSampler, Served, cleanup, main_for, pct, ratio, verdict, versus, work_copy
 from .make_library import make_library
 from .pagesite import page_site
 
@@ -25,7 +25,7 @@ DISTINCT_PAGES = 40
 QUEUE = 300
 REQUESTS = 400
 TARGET = 2.0
-RESULT: dict | None = None  # shared with benchmark 7 when run together
+RESULT: dict | None = None  # shared with the memory benchmark when run together
 
 
 def _ledger(db) -> tuple[int, int, int]:
@@ -51,15 +51,15 @@ def measure() -> dict:
                 for k, aid in enumerate(targets):
                     conn.execute("UPDATE articles SET url = ? WHERE id = ?", (f"{base}/a/{k}.html", aid))
             with Served(db, READER_SERVE_WORKERS="4") as server:
-                url = f"{server.url}/"
+                from .open_ready import browser_cookie
 
-                async def browse(n):
-                    async with load_client(1) as client:
-                        await timed_gets(client, url, 20)
-                        return await timed_gets(client, url, n)
+                lean = Connection(server.url, browser_cookie(server.url))
+
+                def browse(n: int) -> list[float]:
+                    return interleaved({"browse": (lean, "/")}, n, warmup=20)["browse"]
 
                 with RssSampler(server.proc.pid) as idle_rss:
-                    idle = asyncio.run(browse(REQUESTS))
+                    idle = browse(REQUESTS)
                 with sqlite3.connect(db, timeout=30) as conn:  # the taps, all at once
                     now = time.time()
                     conn.executemany("INSERT INTO queue (article_id, lane, tapped_at, due_at) VALUES (?, 'normal', ?, ?)",
@@ -72,9 +72,10 @@ def measure() -> dict:
                         time.sleep(0.1)
                     before = _ledger(db)
                     started = time.monotonic()
-                    loaded = asyncio.run(browse(REQUESTS))
+                    loaded = browse(REQUESTS)
                     window = time.monotonic() - started
                     after = _ledger(db)
+                lean.close()
     finally:
         cleanup(db)
     RESULT = {
@@ -89,15 +90,15 @@ def measure() -> dict:
 def run() -> list[Row]:
     r = measure()
     idle, loaded = r["idle"], r["loaded"]
-    r99, r50 = ratio(pct(loaded, 99), pct(idle, 99)), ratio(pct(loaded, 50), pct(idle, 50))
+    r99 = ratio(pct(loaded, 99), pct(idle, 99))
     busy = r["queued_after"] > 0 and r["extracted"] > 0
     note = (f"during the {r['window']:.1f} s loaded window the worker finished {r['extracted']} extractions "
             f"({r['failed']} failed; mean page {r['page_kb']:.0f} KB), {r['queued_after']} still queued at its end")
     ok = r99 <= TARGET and busy and r["failed"] == 0
-    return [Row("3", f"browse p99 while 4 workers extract vs idle, {len(idle)} requests each (100,000 articles)",
-                f"p99 **{r99:.2f}×** ({ms(pct(loaded, 99))} vs {ms(pct(idle, 99))}); "
-                f"p50 {r50:.2f}× ({ms(pct(loaded, 50))} vs {ms(pct(idle, 50))}); {r['extracted']} extracted meanwhile",
-                f"≤ {TARGET}×", verdict(ok), note)]
+    return [Row("browse_under_load",
+                f"browse p99 while 4 workers extract vs idle, {len(idle)} requests each (100,000 articles)",
+                f"{versus(loaded, idle, lead=99)}; {r['extracted']} extracted meanwhile",
+                f"p99 ≤ {TARGET}×", verdict(ok), note)]
 
 
 if __name__ == "__main__":

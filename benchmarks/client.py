@@ -220,3 +220,31 @@ def closed_loop_rounds(urls: dict[str, str], rounds: int, per_round: int, concur
 
     asyncio.run(main())
     return out
+
+
+async def get_once(url: str, *, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    """One GET on a connection of its own (closed after): for storms, where no request
+    should wait for another's connection."""
+    parts = urlsplit(url)
+    request = _request(f"{parts.hostname}:{parts.port}",
+                       (parts.path or "/") + (f"?{parts.query}" if parts.query else ""),
+                       {**(headers or {}), "Connection": "close"})
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+    try:
+        writer.write(request)
+        buffer = bytearray()
+        while (end := buffer.find(_HEADER_END)) < 0:
+            chunk = await reader.read(262144)
+            if not chunk:
+                raise ClientError("the server closed the connection mid-response")
+            buffer += chunk
+        status, head = _parse_head(bytes(buffer[:end]))
+        need = end + 4 + _body_length(status, head)
+        while len(buffer) < need:
+            chunk = await reader.read(262144)
+            if not chunk:
+                raise ClientError("the server closed the connection mid-response")
+            buffer += chunk
+        return status, bytes(buffer[end + 4:need])
+    finally:
+        writer.close()

@@ -82,12 +82,13 @@ def us(seconds: float) -> str:
     return f"{seconds * 1e6:+.0f} µs"
 
 
-def versus(a: list[float], b: list[float], *, b_name: str = "") -> str:
-    """p50 and p99 of `a` against `b`: the ratio, the absolute difference and both times."""
+def versus(a: list[float], b: list[float], *, b_name: str = "", lead: int = 50) -> str:
+    """p50 and p99 of `a` against `b`: the ratio, the absolute difference and both times;
+    the `lead` percentile (the one with a target) first and in bold."""
     parts = []
-    for q in (50, 99):
+    for q in (lead, 149 - lead):
         pa, pb = pct(a, q), pct(b, q)
-        r = f"**{ratio(pa, pb):.2f}×**" if q == 50 else f"{ratio(pa, pb):.2f}×"
+        r = f"**{ratio(pa, pb):.2f}×**" if q == lead else f"{ratio(pa, pb):.2f}×"
         parts.append(f"p{q} {r} ({us(pa - pb)}: {ms(pa)} vs {b_name + ' ' if b_name else ''}{ms(pb)})")
     return "; ".join(parts)
 
