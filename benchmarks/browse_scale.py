@@ -1,4 +1,4 @@
-"""Benchmark 2: the browse page (GET /), first page and a deep page (?before=<an id
+"""Browse at scale: the browse page (GET /), first page and a deep page (?before=<an id
 90 % down the list>), and the filters and search a person uses every day (ready, unread,
 failed, a full-text search), with 100,000 articles against the same with 1,000. Two servers
 run side by side (same settings and uvicorn configuration, access log included; same 200

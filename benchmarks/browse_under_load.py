@@ -1,4 +1,4 @@
-"""Benchmark 3: browse p99 (GET /, first page, 100,000 articles) while the server's
+"""Browse under load: browse p99 (GET /, first page, 100,000 articles) while the server's
 worker extracts continuously (READER_SERVE_WORKERS=4: `running(concurrency=4)` in the
 serve process, extraction in its default one-process pool), against browse p99 on
 the same server with the worker idle. Pages are realistic 50-500 KB articles

@@ -1,4 +1,4 @@
-"""Benchmark 9 (issue 3): drain 60 tapped articles whose pages answer slowly (0.3 s each,
+"""Drain: 60 tapped articles whose pages answer slowly (0.3 s each,
 the I/O-bound case), with 1 `reader worker` process and with 4, on the same page set in
 the same run. Reported: both wall times and their ratio; counts that noise cannot change
 (every article cleaned exactly once, one page fetch each) must hold in both.
@@ -84,7 +84,7 @@ def run() -> list[Row]:
     r = four[0] / one[0]
     once = one[1] == four[1] == ARTICLES and one[2] == four[2] == 1
     return [Row(
-        "9", f"drain {ARTICLES} tapped articles, pages answering in {DELAY} s, 1 vs 4 `reader worker` processes",
+        "drain", f"drain {ARTICLES} tapped articles, pages answering in {DELAY} s, 1 vs 4 `reader worker` processes",
         f"4 workers **{four[0]:.1f} s** vs 1 worker {one[0]:.1f} s (**{r:.2f}×**); runs {one[1]} and {four[1]}, "
         f"at most {max(one[2], four[2])} fetch per page",
         f"≤ {TARGET}× with 4; exactly once", verdict(r <= TARGET and once))]

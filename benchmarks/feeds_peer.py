@@ -1,4 +1,4 @@
-"""Benchmark 6: refresh 500 feeds of 20 items served on loopback (each with an ETag),
+"""Feeds against a peer: refresh 500 feeds of 20 items served on loopback (each with an ETag),
 then refresh them again (every feed answers 304), with reader against lemon24's
 `reader` library (PyPI `reader` + `sgmllib3k`, in its own venv under
 benchmarks/results/peer-venv, run by that venv's python: same import name as ours).
@@ -117,7 +117,7 @@ def run() -> list[Row]:
     rows = []
     if theirs is None:
         for name in ("first", "second"):
-            rows.append(Row("6", f"refresh {FEEDS} feeds × {ITEMS} items, {name} pass", f"ours {ours[name]:.2f} s",
+            rows.append(Row("feeds_peer", f"refresh {FEEDS} feeds × {ITEMS} items, {name} pass", f"ours {ours[name]:.2f} s",
                             "vs peer", "failed", problem or ""))
         return rows
     for name, target in (("first", 0.75), ("second", 1.0)):

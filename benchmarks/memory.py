@@ -1,7 +1,7 @@
-"""Benchmark 7: resident memory (VmRSS from /proc, summed over the process and all its
+"""Memory: resident memory (VmRSS from /proc, summed over the process and all its
 descendants: the extraction pool lives in children) of `reader serve` idle with
 100,000 articles, after a warm-up of browsing and reading; and the peak of the serve
-process tree during benchmark 3 (sampled every 50 ms).
+process tree during browse_under_load (sampled every 50 ms).
 
     python -m benchmarks.memory
 """
@@ -47,11 +47,11 @@ def idle_rss() -> tuple[int, int]:
 
 def run() -> list[Row]:
     kb, procs = idle_rss()
-    rows = [Row("7", "RSS of `reader serve` idle, 100,000 articles (process tree, after warm-up)",
+    rows = [Row("memory", "RSS of `reader serve` idle, 100,000 articles (process tree, after warm-up)",
                 f"**{kb / 1024:.0f} MB** ({procs} process{'es' if procs > 1 else ''})",
                 f"< {TARGET_MB} MB", verdict(kb / 1024 < TARGET_MB))]
     r = browse_under_load.measure()
-    rows.append(Row("7", "peak RSS of the serve process tree during benchmark 3 (4 extracting)",
+    rows.append(Row("memory", "peak RSS of the serve process tree during browse_under_load (4 extracting)",
                     f"**{r['peak_kb'] / 1024:.0f} MB** ({r['peak_procs']} processes); "
                     f"{r['idle_peak_kb'] / 1024:.0f} MB during its idle phase", "report", "reported"))
     return rows

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import importlib
+import os
 import sys
 import time
 import traceback
@@ -29,20 +30,28 @@ def main(argv: list[str]) -> int:
     write = "--write" in argv
     only = [a for a in argv if not a.startswith("-")]
     rows: list[Row] = []
+    load_before = os.getloadavg()
     started = time.monotonic()
     for name in only or ORDER:
         t = time.monotonic()
         print(f"running {name} ...", file=sys.stderr, flush=True)
         try:
-            rows += importlib.import_module(f"benchmarks.{name}").run()
+            for row in importlib.import_module(f"benchmarks.{name}").run():
+                if row.num.isdigit():  # an old numbered row: label it by what it measures
+                    row.num = name
+                rows.append(row)
         except Exception as exc:  # one broken benchmark must not hide the others
             traceback.print_exc()
-            rows.append(Row("?", name, f"error: {type(exc).__name__}: {str(exc)[:200]}", "", "failed"))
+            rows.append(Row(name, name, f"error: {type(exc).__name__}: {str(exc)[:200]}", "", "failed"))
         print(f"  {name}: {time.monotonic() - t:.0f} s", file=sys.stderr, flush=True)
     total = time.monotonic() - started
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     command = "python -m benchmarks" + (" " + " ".join(argv) if argv else "")
-    report = (f"Run {stamp} on {machine()}, with `{command}` ({total:.0f} s in all).\n\n" + table(rows))
+    load_after = os.getloadavg()
+    # the machine may be shared: the load says how much else was running meanwhile
+    load = (f"load average (1 min) {load_before[0]:.1f} at the start, {load_after[0]:.1f} at the end, "
+            f"{load_after[2]:.1f} over the last 15 min")
+    report = (f"Run {stamp} on {machine()}, with `{command}` ({total:.0f} s in all); {load}.\n\n" + table(rows))
     print(report)
     if write:
         readme = BENCH_DIR / "README.md"

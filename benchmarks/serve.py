@@ -1,7 +1,7 @@
 """reader's own app under uvicorn with the settings `reader serve` uses, plus one extra
 path, /floor, answered by an outer ASGI wrapper with a prepared string (the bytes of
 the file BENCH_FLOOR_FILE, read on first use). The floor is what the same server costs
-when the handler does nothing: benchmark 1 compares GET /articles/{id} against it.
+when the handler does nothing: open_ready compares GET /articles/{id} against it.
 
     python -m benchmarks.serve      # settings from READER_* like `reader serve`
 """

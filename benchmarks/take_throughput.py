@@ -1,4 +1,4 @@
-"""Benchmark 8: queue take throughput with 1, 2 and 4 worker processes and a no-op
+"""Take throughput: queue take throughput with 1, 2 and 4 worker processes and a no-op
 extraction: each process runs reader.store.Store.take_next + store_cleaned in a loop
 (one task, as `reader worker` does with concurrency 1) until the queue is empty. All
 processes open the database first and start together. Exactly-once is checked: every
@@ -89,7 +89,7 @@ def run() -> list[Row]:
     all_once = all(o for *_, o, _ in results)
     base = results[0][1]
     scaling = ", ".join(f"{n}: {rate / base:.2f}×" for n, rate, _, _ in results)
-    rows.append(Row("8", f"queue take throughput, no-op extraction, {ITEMS} queued items",
+    rows.append(Row("take_throughput", f"queue take throughput, no-op extraction, {ITEMS} queued items",
                     measured + f"; exactly-once **{'held' if all_once else 'BROKEN'}**",
                     "report takes/s; exactly-once holds", "met" if all_once else "failed",
                     f"throughput relative to 1 process: {scaling}"))
