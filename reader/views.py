@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import hashlib
 import hmac
 import json
 import re
+import secrets
 import sqlite3
 import time
+from collections import OrderedDict
 from urllib.parse import urlencode, urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -199,7 +202,42 @@ async def read(request: Request) -> Response:
     if article["read_at"] is None:  # opening marks it read; later opens write nothing
         await reader.store.mark_read(article_id)
         article["read_at"] = time.time()
+    if content is not None and error is None:
+        return _ready_page(request, article, content)
     return render(request, "article.html", article=article, content=content, error=error)
+
+
+# A ready article's page changes only with its row (read, star, title, ...), its cleaned
+# content and the CSRF token its forms carry; rendering it is most of what a reopen costs
+# (see benchmarks/README.md), so the last few rendered pages are kept by that version.
+# _BOOT puts this process's templates into the version: a restart renders afresh.
+_BOOT = secrets.token_hex(4)
+PAGE_CACHE_SIZE = 32
+
+
+def page_version(article: dict, content: dict, csrf: str) -> str:
+    """Everything a ready article's page is rendered from, hashed."""
+    data = repr((_BOOT, sorted(article.items()), content["cleaned_at"], len(content["html"]), csrf))
+    return hashlib.blake2b(data.encode(), digest_size=16).hexdigest()
+
+
+def _ready_page(request: Request, article: dict, content: dict) -> Response:
+    csrf = request.scope.get("reader.csrf", "")
+    version = page_version(article, content, csrf)
+    state = request.app.state
+    cache: OrderedDict[str, bytes] | None = getattr(state, "pages", None)
+    if cache is None:
+        cache = state.pages = OrderedDict()
+    body = cache.get(version)
+    if body is None:
+        body = env.get_template("article.html").render(request=request, csrf=csrf, article=article,
+                                                       content=content, error=None).encode()
+        cache[version] = body
+        if len(cache) > PAGE_CACHE_SIZE:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(version)
+    return Response(body, media_type="text/html", headers={"Cache-Control": "no-store"})
 
 
 async def queue_page(request: Request) -> Response:

@@ -1,0 +1,70 @@
+"""Reopening a ready article: the page is kept rendered by its version (the row, the
+cleaned content, the CSRF token its forms carry), so a reopen must still show the
+article as it is now and carry the token of the browser asking."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+
+from reader.access import CSRF_COOKIE
+
+from .conftest import app_client, rss
+
+RSS = {"Content-Type": "application/rss+xml"}
+
+
+async def _ready_article(client, pages) -> int:
+    pages.add_article("kept", title="Kept article")
+    feed = pages.add("/feed.xml", rss([{"title": "Kept article", "link": pages.url("/kept.html"),
+                                        "date": "Mon, 02 Nov 2026 10:00:00 GMT"}]), headers=RSS)
+    response = await client.post("/api/feeds", json={"url": feed})
+    assert response.status_code in (200, 201), response.text
+    [item] = (await client.get("/api/articles")).json()["items"]
+    first = await client.get(f"/articles/{item['id']}")  # cleaned right then, and marked read
+    assert first.status_code == 200 and "marker-kept" in first.text
+    return item["id"]
+
+
+def _tools(page: str) -> list[str]:
+    """The labels of the reader view's star and read buttons."""
+    tools = page.split('id="reading-tools"', 1)[1].split('class="reading-prefs"', 1)[0]
+    return re.findall(r'<button type="submit" class="secondary"[^>]*>([^<]+)</button>', tools)
+
+
+async def test_a_reopened_article_shows_its_state_now(settings, pages):
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        article_id = await _ready_article(client, pages)
+        for _ in range(3):  # rendered once, then answered from what was rendered
+            page = await client.get(f"/articles/{article_id}")
+            assert page.status_code == 200 and "marker-kept" in page.text
+            assert _tools(page.text) == ["star", "mark unread"]
+        assert (await client.post(f"/api/articles/{article_id}/star")).json()["starred"] is True
+        assert _tools((await client.get(f"/articles/{article_id}")).text) == ["unstar", "mark unread"]
+        assert (await client.delete(f"/api/articles/{article_id}/star")).json()["starred"] is False
+        assert _tools((await client.get(f"/articles/{article_id}")).text) == ["star", "mark unread"]
+        # marked unread elsewhere: the next open marks it read again, and says so
+        assert (await client.delete(f"/api/articles/{article_id}/read")).json()["read"] is False
+        assert _tools((await client.get(f"/articles/{article_id}")).text) == ["star", "mark unread"]
+        assert (await client.get(f"/api/articles/{article_id}")).json()["read"] is True
+        [feed] = (await client.get("/api/feeds")).json()["feeds"]
+        feed_id = feed["id"]
+        renamed = await client.post(f"/feeds/{feed_id}/rename", data={"title": "Renamed feed"})
+        assert renamed.status_code == 303
+        assert "Renamed feed" in (await client.get(f"/articles/{article_id}")).text
+
+
+async def test_every_browser_gets_a_reopened_page_with_its_own_token(settings, pages):
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        article_id = await _ready_article(client, pages)
+        mine = client.cookies.get(CSRF_COOKIE)
+        assert f'name="csrf" value="{mine}"' in (await client.get(f"/articles/{article_id}")).text
+        transport = httpx.ASGITransport(app=client.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://reader.test") as other:
+            page = await other.get(f"/articles/{article_id}")
+            theirs = other.cookies.get(CSRF_COOKIE)
+            assert theirs and theirs != mine
+            assert f'name="csrf" value="{theirs}"' in page.text and mine not in page.text
+            again = await other.get(f"/articles/{article_id}")
+            assert f'name="csrf" value="{theirs}"' in again.text and mine not in again.text
