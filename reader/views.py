@@ -224,6 +224,11 @@ def page_version(article: dict, content: dict, csrf: str) -> str:
 def _ready_page(request: Request, article: dict, content: dict) -> Response:
     csrf = request.scope.get("reader.csrf", "")
     version = page_version(article, content, csrf)
+    # The browser may keep a ready page but must ask before showing it again (no-cache, not
+    # no-store): an unchanged article is then a 304 with no body and no render.
+    headers = {"Cache-Control": "no-cache", "ETag": f'"{version}"'}
+    if f'"{version}"' in _etags(request.headers.get("if-none-match", "")):
+        return Response(status_code=304, headers=headers)
     state = request.app.state
     cache: OrderedDict[str, bytes] | None = getattr(state, "pages", None)
     if cache is None:
@@ -237,7 +242,12 @@ def _ready_page(request: Request, article: dict, content: dict) -> Response:
             cache.popitem(last=False)
     else:
         cache.move_to_end(version)
-    return Response(body, media_type="text/html", headers={"Cache-Control": "no-store"})
+    return Response(body, media_type="text/html", headers=headers)
+
+
+def _etags(header: str) -> list[str]:
+    """The entity tags of an If-None-Match header (weak ones compare equal, RFC 9110)."""
+    return [tag.strip().removeprefix("W/") for tag in header.split(",")]
 
 
 async def queue_page(request: Request) -> Response:

@@ -68,3 +68,35 @@ async def test_every_browser_gets_a_reopened_page_with_its_own_token(settings, p
             assert f'name="csrf" value="{theirs}"' in page.text and mine not in page.text
             again = await other.get(f"/articles/{article_id}")
             assert f'name="csrf" value="{theirs}"' in again.text and mine not in again.text
+
+
+async def test_a_reopened_unchanged_article_is_a_304_and_a_changed_one_is_not(settings, pages):
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        article_id = await _ready_article(client, pages)
+        page = await client.get(f"/articles/{article_id}")
+        etag = page.headers["etag"]
+        assert page.headers["cache-control"] == "no-cache"  # kept, but asked about every time
+        again = await client.get(f"/articles/{article_id}", headers={"If-None-Match": etag})
+        assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == etag
+        weak = await client.get(f"/articles/{article_id}", headers={"If-None-Match": f'"other", W/{etag}'})
+        assert weak.status_code == 304
+        assert (await client.post(f"/api/articles/{article_id}/star")).json()["starred"] is True
+        changed = await client.get(f"/articles/{article_id}", headers={"If-None-Match": etag})
+        assert changed.status_code == 200 and changed.headers["etag"] != etag
+        assert _tools(changed.text) == ["unstar", "mark unread"]
+        # another browser's token is in its page: the first browser's tag is not its tag
+        transport = httpx.ASGITransport(app=client.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://reader.test") as other:
+            theirs = await other.get(f"/articles/{article_id}", headers={"If-None-Match": changed.headers["etag"]})
+            assert theirs.status_code == 200 and "marker-kept" in theirs.text
+
+
+async def test_a_page_still_being_cleaned_has_no_etag(settings, pages):
+    async with app_client(settings.replace(serve_workers=0, open_wait=0.0)) as client:
+        pages.add("/gone.html", "gone", status=410)
+        feed = pages.add("/feed.xml", rss([{"title": "Gone", "link": pages.url("/gone.html")}]), headers=RSS)
+        assert (await client.post("/api/feeds", json={"url": feed})).status_code in (200, 201)
+        [item] = (await client.get("/api/articles")).json()["items"]
+        page = await client.get(f"/articles/{item['id']}")
+        assert page.status_code == 200 and "etag" not in page.headers
+        assert page.headers["cache-control"] == "no-store"
