@@ -136,17 +136,20 @@ def expect(response: Response, status: int, what: str) -> Response:
 
 
 def interleaved(targets: dict[str, tuple[Connection, str]], count: int, *, warmup: int = 20,
-                status: int = 200, extra: dict[str, dict[str, str]] | None = None) -> dict[str, list[float]]:
+                status: int | dict[str, int] = 200,
+                extra: dict[str, dict[str, str]] | None = None) -> dict[str, list[float]]:
     """`count` timed GETs of every target, one target after the other (A, B, A, B, ...),
     each target on its own keep-alive connection, after `warmup` untimed rounds.
-    `extra` adds request headers per target name. Any other status than `status` raises."""
+    `extra` adds request headers per target name. Any other status than `status` (one for
+    all, or by target name) raises."""
     extra = extra or {}
+    wanted = status if isinstance(status, dict) else {name: status for name in targets}
     names = list(targets)
     out: dict[str, list[float]] = {name: [] for name in names}
     for round_ in range(warmup + count):
         for name in names:
             conn, path = targets[name]
-            r = expect(conn.get(path, extra.get(name)), status, f"{conn.base}{path}")
+            r = expect(conn.get(path, extra.get(name)), wanted.get(name, 200), f"{conn.base}{path}")
             if round_ >= warmup:
                 out[name].append(r.seconds)
     return out

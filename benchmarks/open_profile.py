@@ -43,7 +43,7 @@ def _scope(path: str, cookie: bytes) -> dict[str, Any]:
             "server": ("127.0.0.1", 80)}
 
 
-async def _call(app, path: str, cookie: bytes) -> bytes:
+async def _call(app, path: str, cookie: bytes, etag: bytes | None = None) -> bytes:
     body = []
 
     async def receive() -> dict[str, Any]:
@@ -53,7 +53,10 @@ async def _call(app, path: str, cookie: bytes) -> bytes:
         if message["type"] == "http.response.body":
             body.append(message.get("body", b""))
 
-    await app(_scope(path, cookie), receive, send)
+    scope = _scope(path, cookie)
+    if etag:
+        scope["headers"].append((b"if-none-match", etag))
+    await app(scope, receive, send)
     return b"".join(body)
 
 
@@ -105,6 +108,20 @@ async def breakdown(profile: bool) -> dict[str, float]:
             async def whole_app() -> None:
                 await _call(app, path, cookie)
 
+            etag: list[bytes] = []
+
+            async def capture(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.start":
+                    etag.extend(v for k, v in message["headers"] if k == b"etag")
+
+            async def no_body() -> dict[str, Any]:
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            await app(_scope(path, cookie), no_body, capture)
+
+            async def revalidated() -> None:
+                await _call(app, path, cookie, etag[0] if etag else None)
+
             async def floor() -> None:
                 async def receive() -> dict[str, Any]:
                     return {"type": "http.request", "body": b"", "more_body": False}
@@ -115,7 +132,8 @@ async def breakdown(profile: bool) -> dict[str, float]:
                 await HTMLResponse(floor_response.body)(_scope("/floor", cookie), receive, send)
 
             layers = {"read, aiosqlite (thread hop)": read_hop, "read, sqlite3 in the loop thread": read_direct,
-                      "render article.html": render, "whole app (ASGI call)": whole_app, "floor (ASGI call)": floor}
+                      "render article.html": render, "whole app (ASGI call)": whole_app,
+                      "whole app, If-None-Match (304 if supported)": revalidated, "floor (ASGI call)": floor}
             times: dict[str, list[float]] = {k: [] for k in layers}
             for _ in range(CALLS):
                 for name, fn in layers.items():
