@@ -92,14 +92,23 @@ class Connection:
         request = self._prepared.get(key)
         if request is None:
             request = self._prepared[key] = _request(self.host, path, {**self.headers, **(extra or {})})
-        if self._sock is None:
+        fresh = self._sock is None
+        if fresh:
             self._sock = self._connect()
         sock = self._sock
         started = time.perf_counter()
-        sock.sendall(request)
-        buffer = self._buffer
-        while (end := buffer.find(_HEADER_END)) < 0:
-            buffer += self._recv(sock)
+        try:
+            sock.sendall(request)
+            buffer = self._buffer
+            while (end := buffer.find(_HEADER_END)) < 0:
+                buffer += self._recv(sock)
+        except (ClientError, OSError):
+            if fresh or self._buffer:
+                raise
+            # the server closed a connection left idle past its keep-alive timeout, as a
+            # browser finds out: open a new one and ask again (timed from the new start)
+            self.close()
+            return self.get(path, extra)
         status, headers = _parse_head(buffer[:end])
         need = end + 4 + _body_length(status, headers)
         while len(buffer) < need:

@@ -4,7 +4,9 @@ processes, already pulling when the taps land in the middle of the storm.
 Counts, which noise cannot change:
 extractions started in the ledger must be 50 exactly, page fetches on the loopback
 site 50 exactly, errors 0. Wall time is reported. The opens go through the lean client
-(benchmarks/client.py), each on a connection of its own, so the wall time is the server's.
+(benchmarks/client.py), each on a connection of its own, so the wall time is the server's;
+at most 100 at a time (with the taps), well below the connections and tasks `reader serve`
+accepts at once (200; past that it answers 503).
 
     python -m benchmarks.open_storm
 """
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import httpx
 
+from reader.access import LIMIT_CONCURRENCY
 from reader.store import Store
 
 from .client import ClientError, get_once
@@ -53,9 +56,14 @@ async def _storm(url: str, ids: list[int]) -> tuple[list[int], list[str], float]
     # POSTs with a JSON body, untimed, so they keep httpx
     limits = httpx.Limits(max_connections=ARTICLES, max_keepalive_connections=ARTICLES)
     async with httpx.AsyncClient(timeout=120, limits=limits) as client:
+        # reader serve answers 503 past LIMIT_CONCURRENCY connections and tasks (closing
+        # connections still count for a moment): keep well below it
+        in_flight = asyncio.Semaphore(LIMIT_CONCURRENCY // 2)
+
         async def one(i):
             try:
-                status, body = await get_once(f"{url}/api/articles/{i}/content")
+                async with in_flight:
+                    status, body = await get_once(f"{url}/api/articles/{i}/content")
                 statuses.append(status)
                 if status != 200 or not json.loads(body).get("words"):
                     errors.append(f"{i}: HTTP {status} {body[:100]!r}")
@@ -101,7 +109,8 @@ def run() -> list[Row]:
     note = f"ledger by lane and outcome: {by_lane}; {ready} articles ready; mean page {mean_bytes / 1000:.0f} KB"
     if errors:
         note += f"; first errors: {errors[:3]}"
-    return [Row("open_storm", f"{OPENS} concurrent opens of {ARTICLES} uncached articles + {WORKERS} worker processes",
+    return [Row("open_storm", f"{OPENS} opens ({LIMIT_CONCURRENCY // 2} at a time) of {ARTICLES} uncached articles"
+                              f" + {WORKERS} worker processes",
                 f"extractions in the ledger **{started}**, page fetches **{page_fetches}**, errors **{len(errors)}**; "
                 f"wall {wall:.1f} s",
                 f"= {ARTICLES}, = {ARTICLES}, 0; wall reported", verdict(ok), note)]

@@ -14,6 +14,7 @@ from pathlib import Path
 import uvicorn
 from starlette.responses import HTMLResponse
 
+from reader.access import server_options
 from reader.app import create_app
 from reader.settings import Settings
 
@@ -36,7 +37,7 @@ def main() -> None:
     settings = Settings.from_env()
     app = WithFloor(create_app(settings), os.environ.get("BENCH_FLOOR_FILE"))
     # exactly the arguments reader.cli._serve passes (access log included)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", timeout_graceful_shutdown=15)
+    uvicorn.run(app, log_level="info", **server_options(settings))
 
 
 if __name__ == "__main__":
