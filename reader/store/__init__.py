@@ -14,12 +14,11 @@ commands call the named methods of `Store` and never build SQL themselves. By en
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from .articles import ArticleStore
-from .base import STATES, Run, StoreBase, _quick_reader
+from .base import STATES, Run, StoreBase
 from .feeds import FeedStore
 from .ledger import LedgerStore
 from .line import LineStore
@@ -37,7 +36,7 @@ class Store(FeedStore, ArticleStore, LineStore, LedgerStore, PortableStore, Stor
     async def open(cls, path: str | Path) -> "Store":
         path = Path(path)
         read, write = await cls._connect(path)
-        return cls(path, read, write, await asyncio.to_thread(_quick_reader, path))
+        return cls(path, read, write)
 
     async def __aenter__(self) -> "Store":
         return self

@@ -31,7 +31,7 @@ class ArticleStore(StoreBase):
         """An article and its cleaned content (None if not cleaned) in one query: opening a
         ready article costs one read."""
         now = time.time()
-        article = await self._one_now(
+        article = await self._one(
             f"""
             SELECT {_ARTICLE_COLUMNS}, c.title AS c_title, c.author AS c_author,
                    c.published AS c_published, c.html AS c_html, c.text AS c_text,

@@ -82,28 +82,12 @@ async def _configure(conn: aiosqlite.Connection) -> None:
     await conn.execute("PRAGMA foreign_keys = ON")
     await conn.execute("PRAGMA synchronous = NORMAL")
 
-def _quick_reader(path: Path) -> sqlite3.Connection | None:
-    """A read-only connection for primary-key reads on the event loop thread; busy_timeout 0
-    so that it can never block the loop waiting for a lock. None if it cannot be opened:
-    the reads then all take the aiosqlite path."""
-    try:
-        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None,
-                               check_same_thread=False)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA busy_timeout = 0")
-    except sqlite3.Error:
-        return None
-    return conn
-
-
 class StoreBase:
-    def __init__(self, path: Path, read: aiosqlite.Connection, write: aiosqlite.Connection,
-                 quick: sqlite3.Connection | None = None) -> None:
+    def __init__(self, path: Path, read: aiosqlite.Connection, write: aiosqlite.Connection) -> None:
         self.path = path
         self._read = read
         self._write = write
         self._write_lock = asyncio.Lock()
-        self._quick = quick
 
     @classmethod
     async def _connect(cls, path: Path) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
@@ -120,8 +104,6 @@ class StoreBase:
         return read, write
 
     async def close(self) -> None:
-        if self._quick is not None:
-            self._quick.close()
         await self._read.close()
         await self._write.close()
 
@@ -134,18 +116,6 @@ class StoreBase:
     async def _one(self, sql: str, params: dict[str, Any] | Sequence[Any] = ()) -> dict[str, Any] | None:
         rows = await self._read.execute_fetchall(sql, params)
         return _row(rows[0]) if rows else None
-
-    async def _one_now(self, sql: str, params: dict[str, Any] | Sequence[Any] = ()) -> dict[str, Any] | None:
-        """`_one` for a lookup by primary key, run in the calling (event loop) thread: such
-        a read takes tens of microseconds, less than the hop to aiosqlite's thread and back
-        (see benchmarks/README.md). The connection never waits for a lock: if SQLite says
-        busy, the read takes the usual path."""
-        if self._quick is not None:
-            try:
-                return _row(self._quick.execute(sql, params).fetchone())
-            except sqlite3.OperationalError:
-                pass
-        return await self._one(sql, params)
 
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
