@@ -10,9 +10,8 @@ import httpx
 
 from reader.access import CSRF_COOKIE
 
-from .conftest import app_client, rss
+from .helpers import RSS, app_client, rss
 
-RSS = {"Content-Type": "application/rss+xml"}
 
 
 async def _ready_article(client, pages) -> int:
