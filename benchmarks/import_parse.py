@@ -1,6 +1,6 @@
-"""Benchmark 10: parsing other apps' exports (issue 14's importers), no database: CPU time
+"""Import parsing: other apps' exports read by reader.importers, no database: CPU time
 (time.process_time) of reader.importers.parse_file over generated files the size of a big
-library, each in the shape its app writes. The issue's whole-import target is 20,000
+library, each in the shape its app writes. The whole-import target is 20,000
 links in under 30 s; parsing must be a small part of that.
 
     python -m benchmarks.import_parse
@@ -87,12 +87,12 @@ def run() -> list[Row]:
                                  (f"Netscape bookmarks, {LINKS:,} in 40 folders", netscape(LINKS), "bookmarks.html",
                                   LINKS)]:
         cpu, wall, links = _measure(data, name)
-        rows.append(Row("10", f"parse {label} ({len(data) / 1e6:.1f} MB)",
+        rows.append(Row("import_parse", f"parse {label} ({len(data) / 1e6:.1f} MB)",
                         f"**{cpu:.2f} s** CPU ({wall:.2f} s wall), {links:,} links",
                         f"≤ {TARGET_SECONDS:.0f} s CPU", verdict(cpu <= TARGET_SECONDS and links == n)))
     data = wallabag(CONTENT_ENTRIES)
     cpu, wall, links = _measure(data, "wallabag.json")
-    rows.append(Row("10", f"parse wallabag JSON, {CONTENT_ENTRIES:,} entries with 20 KB of saved HTML each"
+    rows.append(Row("import_parse", f"parse wallabag JSON, {CONTENT_ENTRIES:,} entries with 20 KB of saved HTML each"
                     f" ({len(data) / 1e6:.1f} MB), every one through the nh3 cleaner",
                     f"**{cpu:.2f} s** CPU ({wall:.2f} s wall), {links:,} links", "report", "reported"))
     return rows
