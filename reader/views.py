@@ -626,3 +626,48 @@ routes += [
     Route("/save", save_page, methods=["GET"]),
     Route("/save", save_link, methods=["POST"]),
 ]
+
+
+def _since(timestamp: float | None) -> str:
+    """A headline's age as a person says it; past a month the date says more than "93 d"."""
+    if not timestamp:
+        return ""
+    seconds = time.time() - timestamp
+    if seconds >= 30 * 86400:
+        return _date(timestamp)
+    return _ago(timestamp)
+
+
+def _exact(timestamp: float | None) -> str:
+    if not timestamp:
+        return ""
+    return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _iso(timestamp: float | None) -> str:
+    if not timestamp:
+        return ""
+    return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+env.filters.update(since=_since, exact=_exact, iso=_iso)
+
+
+# -- presentation choices: list or cards, the first-run sentence dismissed -----------------
+
+# Cookies rather than localStorage so the server renders the chosen layout in the first
+# paint and the choice works without JavaScript. Only these values are ever set.
+PREFS = {"view": ("list", "cards"), "intro": ("off",)}
+
+
+async def set_pref(request: Request) -> Response:
+    form = await checked_form(request)
+    response = RedirectResponse(back_to(form), status_code=303)
+    for name, allowed in PREFS.items():
+        value = str(form.get(name) or "")
+        if value in allowed:
+            response.set_cookie(f"reader_{name}", value, max_age=400 * 86400, samesite="lax", path="/")
+    return response
+
+
+routes += [Route("/prefs", set_pref, methods=["POST"])]

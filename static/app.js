@@ -58,8 +58,9 @@
     var fontButton = $("font-toggle");
     function showFont() {
       if (fontButton) fontButton.textContent = load("reader.font", "serif") === "sans" ? "Serif" : "Sans";
+      // The name starts with the visible word, so what a person sees is what they can say.
       if (fontButton) fontButton.setAttribute("aria-label",
-        load("reader.font", "serif") === "sans" ? "Use a serif font" : "Use a sans-serif font");
+        load("reader.font", "serif") === "sans" ? "Serif: use a serif font" : "Sans: use a sans-serif font");
     }
     if (fontButton) {
       showFont();
@@ -104,13 +105,17 @@
     var active = document.activeElement;
     return active && active.closest ? active.closest("article.card") : null;
   }
-  function focusCard(card) {
+  function select(card) {
     var old = document.querySelectorAll("article.card.is-current");
     for (var i = 0; i < old.length; i++) old[i].classList.remove("is-current");
     currentId = card.id;
     card.classList.add("is-current");
     card.focus({ preventScroll: true });
+  }
+  function focusCard(card) {
+    select(card);
     card.scrollIntoView({ block: "nearest" });
+    rememberCard(card);
   }
   function move(by) {
     var all = cards();
@@ -131,15 +136,37 @@
     if (!target || !target.closest) return false;
     return target.isContentEditable || !!target.closest("input, textarea, select, [contenteditable]");
   }
-  // Back to the list the article was opened from (its filters and search kept), by a fresh
-  // load: going back in history would show the list as it was (stale states) from the cache.
+  // Where a person was in a list, per tab (sessionStorage): the list's address and the card
+  // they had selected or opened. `u` and the browser's Back both load the list afresh (pages
+  // are no-store, so the states are live) and the card is selected again where it was.
+  // The referrer cannot say where they came from: pages are sent with no-referrer.
+  function remember(key, value) {
+    try { sessionStorage.setItem(key, value); } catch (e) { /* storage off: start at the top */ }
+  }
+  function recall(key) {
+    try { return sessionStorage.getItem(key); } catch (e) { return null; }
+  }
+  function here() { return location.pathname + location.search; }
+  function rememberCard(card) {
+    remember("reader.at " + here(), card.id);
+    remember("reader.list", here());
+  }
+  function restoreCard() {
+    var id = recall("reader.at " + here());
+    var card = id && $(id);
+    if (!card || !card.matches("article.card")) return;
+    select(card);
+    var box = card.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) card.scrollIntoView({ block: "center" });
+  }
+  document.addEventListener("click", function (event) {
+    var card = event.target && event.target.closest ? event.target.closest("article.card") : null;
+    if (card) rememberCard(card);
+  }, true);
   function backToList() {
-    var target = "/";
-    try {
-      var from = new URL(document.referrer);
-      if (from.origin === location.origin && !/^\/articles\//.test(from.pathname)) target = from.pathname + from.search;
-    } catch (e) { /* no referrer */ }
     if (!document.querySelector(".reading")) return false;
+    var target = recall("reader.list") || "/";
+    if (target.charAt(0) !== "/" || target.charAt(1) === "/") target = "/";
     location.assign(target);
     return true;
   }
@@ -180,6 +207,19 @@
     }
   });
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setupControls);
-  else setupControls();
+  // Code blocks and wide tables in an article scroll sideways on their own: the keyboard must
+  // be able to reach them to scroll them.
+  function scrollablesFocusable() {
+    var nodes = document.querySelectorAll(".reading .body pre, .reading .body table");
+    for (var i = 0; i < nodes.length; i++) if (!nodes[i].hasAttribute("tabindex")) nodes[i].tabIndex = 0;
+  }
+  document.addEventListener("htmx:after:swap", scrollablesFocusable);
+
+  function start() {
+    setupControls();
+    scrollablesFocusable();
+    restoreCard();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();

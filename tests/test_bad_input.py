@@ -154,7 +154,7 @@ async def test_a_bad_page_fails_its_article_with_a_reason_and_breaks_nothing_els
 
         status, buttons = await card(client, bad_id)
         assert status == f"failed: {failed['error']}"
-        assert buttons == ["read next", "retry", "star", "mark read"]
+        assert buttons == ["retry", "queue first", "star", "mark read"]
 
         # The direct lane tries again and answers 502 with the same reason.
         assert assert_error(await client.get(f"/api/articles/{bad_id}/content"), 502) == failed["error"]

@@ -176,6 +176,6 @@ async def test_the_queue_page_says_when_no_worker_is_running(settings, pages):
         ids = await _articles(client.app.state.reader, pages, 1)
         await client.post(f"/api/articles/{ids[0]}/queue", json={"lane": "next"})
         page = (await client.get("/queue")).text
-    assert "#1 in line (read next)" in page and "no worker is running" in page
+    assert "#1 in line (queue first)" in page and "no worker is running" in page
     assert f'action="/articles/{ids[0]}/unqueue"' in page
-    assert 'name="lane" value="normal"' in page  # a read-next card can go back in line
+    assert 'name="lane" value="normal"' in page  # a queue-first card can go back in line
