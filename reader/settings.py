@@ -61,7 +61,7 @@ class Settings:
         "seconds a worker sleeps between polls when nothing in its own process woke it", float)
     next_lead: float = _setting(
         "READER_NEXT_LEAD", 600.0,
-        "seconds a 'read next' tap jumps: it goes ahead of normal taps made less than this before it", float)
+        "seconds a 'queue first' tap jumps: it goes ahead of normal taps made less than this before it", float)
     refresh_interval: float = _setting(
         "READER_REFRESH_INTERVAL", 1800.0, "seconds between background feed refreshes (0 = never)", float)
     allow_private_urls: bool = _setting(

@@ -5,7 +5,7 @@
    - theme: light, dark or the system's, remembered in localStorage, applied to <html>
      before the page paints (this file is loaded without defer, in <head>);
    - reading preferences: serif or sans, text size steps;
-   - keyboard: j/k move between cards, q queue, n read next, o/Enter open, s star,
+   - keyboard: j/k move between cards, q queue, n queue first, o/Enter open, s star,
      u back to the list, / search, ? the list of keys. Actions click the card's own
      buttons and links, so the forms (and htmx on them) stay the one way things happen. */
 (function () {
