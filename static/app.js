@@ -163,6 +163,16 @@
     var card = event.target && event.target.closest ? event.target.closest("article.card") : null;
     if (card) rememberCard(card);
   }, true);
+  // A row's "more" menu is a <details> (it works without JavaScript); with it, one menu is open
+  // at a time and a tap elsewhere or Esc closes it, as a menu does.
+  function closeMenus(except) {
+    var open = document.querySelectorAll("details.more[open]");
+    for (var i = 0; i < open.length; i++) if (open[i] !== except) open[i].open = false;
+  }
+  document.addEventListener("click", function (event) {
+    closeMenus(event.target && event.target.closest ? event.target.closest("details.more") : null);
+  });
+
   function backToList() {
     if (!document.querySelector(".reading")) return false;
     var target = recall("reader.list") || "/";
@@ -176,6 +186,12 @@
     if (typing(event.target)) return;
     var dialog = $("keys");
     if (dialog && dialog.open) return;  // the dialog's own keys (Esc, Tab) only
+    if (event.key === "Escape" && document.querySelector("details.more[open]")) {
+      var menu = document.querySelector("details.more[open]");
+      closeMenus(null);
+      menu.querySelector("summary").focus();
+      return;
+    }
     var key = event.key;
     var card = currentCard();
     var reading = document.querySelector(".reading");
