@@ -170,7 +170,7 @@ async def test_one_live_poll_updates_every_pending_card_from_queued_to_cleaning_
             response = await client.get("/live", params=[("id", ids[0]), ("id", ids[1])], headers=HTMX)
             assert response.status_code == 200 and "<html" not in response.text
             for article_id in ids:
-                card = re.search(rf'<article class="card state-(\w+)[^"]*" id="card-{article_id}"[^>]*>', response.text)
+                card = re.search(rf'<article class="card (?:row |roomy )?state-(\w+)[^"]*" id="card-{article_id}"[^>]*>', response.text)
                 assert 'hx-swap-oob="true"' in card.group(0)  # swapped in by id, out of band
                 if not seen[article_id] or seen[article_id][-1] != card.group(1):
                     seen[article_id].append(card.group(1))
@@ -209,11 +209,11 @@ async def test_a_tapped_card_turns_ready_with_a_read_link_once_the_worker_cleans
 
         async def ready_card():
             card = await client.get(f"/articles/{ids[0]}/card")
-            return card if 'class="card state-ready"' in card.text else None
+            return card if re.search(r'class="card (row |roomy )?state-ready"', card.text) else None
 
         card = await wait_for(ready_card, timeout=30)
     assert card.status_code == 200 and "<html" not in card.text
-    assert re.search(r'role="status">\s*ready\s*</p>', card.text)
+    assert re.search(r'role="status">\s*ready\s*</(p|span)>', card.text)
     assert f'<a class="button" href="/articles/{ids[0]}">read</a>' in card.text
     assert "hx-trigger" not in card.text and "in line" not in card.text
 
