@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime
 import email.utils
 import re
-import time
 from pathlib import Path
 
 import httpx
@@ -79,7 +78,8 @@ def site(tmp_path_factory):
     for age, title in enumerate(TITLES):
         slug = f"a{age}"
         link = pages.add_article(slug, title)
-        items.append({"title": title, "link": link, "date": email.utils.format_datetime(now - datetime.timedelta(hours=age + 1), usegmt=True),
+        published = email.utils.format_datetime(now - datetime.timedelta(hours=age + 1), usegmt=True)
+        items.append({"title": title, "link": link, "date": published,
                       "summary": f"What {title.lower()} is about, in a sentence or two from the feed."})
     code = pages.add("/code.html", CODE_PAGE)
     items.append({"title": "Code that scrolls", "link": code, "summary": "A code block.",
