@@ -20,8 +20,9 @@ import pytest
 
 from reader.settings import Settings
 
-from .conftest import LiveServer, PageServer, rss
-from .test_browser import TIMEOUT_MS, Watch, chromium  # noqa: F401 (chromium is a fixture)
+from .browsing import TIMEOUT_MS, Watch
+from .helpers import LiveServer, rss
+from .loopback import LoopbackServer
 
 pytestmark = pytest.mark.browser
 
@@ -72,7 +73,7 @@ an end, the way the test pages elsewhere do, with plenty of words in each of the
 def site(tmp_path_factory):
     """One server for the module: twenty headlines an hour apart, two of them cleaned, plus an
     article with a code block wider than a phone."""
-    pages = PageServer().start()
+    pages = LoopbackServer().start()
     now = datetime.datetime.now(datetime.UTC)
     items = []
     for age, title in enumerate(TITLES):

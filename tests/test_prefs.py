@@ -4,7 +4,7 @@ rendered with them, no JavaScript needed."""
 
 from __future__ import annotations
 
-from .conftest import app_client, rss
+from .helpers import app_client, rss
 
 
 async def test_choices_are_remembered_and_nothing_else_is_set(settings, pages):
