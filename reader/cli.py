@@ -20,6 +20,30 @@ from .settings import Settings, describe
 EXAMPLE_DB = seed_db()
 
 
+def _clean(args: argparse.Namespace) -> int:
+    """Clean each file; one that cannot be cleaned is reported and the rest go on.
+    Exit status 1 if any file failed."""
+    from .cleaner import as_json_line, clean_file
+
+    failed = 0
+    for name in args.files:
+        try:
+            result = clean_file(name, args.url)
+        except Exception as exc:  # noqa: BLE001 - any file's failure is reported, never a traceback
+            failed += 1
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+            if args.json:
+                print(as_json_line(name, None, reason), flush=True)
+            else:
+                print(f"reader: {name}: {reason}", file=sys.stderr)
+            continue
+        if args.json:
+            print(as_json_line(name, result), flush=True)
+        else:
+            print(f"# {result['title'] or name}\n\n{result['text']}\n")
+    return 1 if failed else 0
+
+
 def _parser() -> argparse.ArgumentParser:
     settings_help = "\n".join(f"  {env:28} {help} (default {default})" for env, default, help in describe())
     parser = argparse.ArgumentParser(
@@ -43,12 +67,18 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("url")
     sub.add_parser("refresh", parents=[common], help="refresh every feed now")
     sub.add_parser("stats", parents=[common], help="the extraction ledger's counts")
+    clean = sub.add_parser("clean", help="clean saved HTML files exactly as the workers do (no database)")
+    clean.add_argument("files", nargs="+", metavar="FILE")
+    clean.add_argument("--url", help="the page's address, for its links (default: the file's own)")
+    clean.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
     _library_parsers(sub, common)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "clean":
+        return _clean(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per fetch is noise
     try:

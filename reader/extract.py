@@ -14,7 +14,6 @@ import logging
 import multiprocessing
 import multiprocessing.forkserver
 import os
-import re
 import select
 import site
 import threading
@@ -25,8 +24,8 @@ from typing import Any, Callable, TypeVar
 
 import httpx
 
+from .cleaner import ExtractError, clean_page
 from .fetch import FetchError, fetch, is_html
-from .sanitize import clean_html, plain_text
 
 WORDS_PER_MINUTE = 230
 HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
@@ -34,14 +33,6 @@ HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
-
-# The reader view prints the title itself; the page's own <h1> would repeat it.
-_LEADING_H1 = re.compile(r"^\s*<h1>.*?</h1>", re.DOTALL)
-
-
-class ExtractError(FetchError):
-    """The page arrived but holds nothing we can show as an article."""
-
 
 class PoolUnavailable(Exception):
     """The extraction processes died under the work twice in a row (killed from outside,
@@ -169,43 +160,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # it exists, under another user
         return True
     return True
-
-
-def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
-    """Extract the main text of an HTML page in one trafilatura pass, then sanitize it.
-    Pure CPU; runs in the pool. Raises ExtractError when there is no article."""
-    import trafilatura
-
-    markup: bytes | str = body
-    if charset:
-        try:
-            markup = body.decode(charset, errors="replace")
-        except LookupError:
-            pass  # unknown charset name: let trafilatura detect it from the bytes
-    document = trafilatura.extract_with_metadata(
-        markup,
-        url=url,
-        output_format="html",
-        include_images=True,
-        include_links=True,
-        include_tables=True,
-        include_comments=False,
-    )
-    if document is None or not document.text:
-        raise ExtractError("no readable text found on the page")
-    html = _LEADING_H1.sub("", clean_html(document.text, base_url=url), count=1)
-    text = plain_text(html)
-    words = len(text.split())
-    if words == 0:
-        raise ExtractError("no readable text found on the page")
-    return {
-        "title": plain_text(document.title or "") or None,
-        "author": plain_text(document.author or "") or None,
-        "published": document.date or None,
-        "html": html,
-        "text": text,
-        "words": words,
-    }
 
 
 def reading_minutes(words: int) -> int:

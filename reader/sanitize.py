@@ -54,10 +54,29 @@ def clean_html(fragment: str, base_url: str | None = None) -> str:
 
 
 _TAG = re.compile(r"<[^>]*>")
-_SPACE = re.compile(r"\s+")
+# Where one block of text ends and the next begins: these tags mark a paragraph break in
+# plain text (a <br> a line break), so "units.</p><p>The" never reads "units.The".
+_BLOCK_EDGE = re.compile(
+    r"</?(?:p|div|h[1-6]|li|ul|ol|dl|dt|dd|pre|blockquote|table|thead|tbody|tfoot|tr|figure|figcaption"
+    r"|caption|details|summary|hr|section|article|header|footer|aside|main|nav)\b[^>]*>",
+    re.IGNORECASE,
+)
+_CELL_EDGE = re.compile(r"</?t[dh]\b[^>]*>", re.IGNORECASE)
+_LINE_BREAK = re.compile(r"<br\b[^>]*>", re.IGNORECASE)
+_SPACE = re.compile(r"[^\S\n]+")
+_ANY_SPACE = re.compile(r"\s+")
+_PRE = re.compile(r"(<pre\b.*?</pre>)", re.IGNORECASE | re.DOTALL)
+_BLANK_LINES = re.compile(r"\n\s*\n\s*")
 
 
 def plain_text(fragment: str) -> str:
-    """Text of HTML for titles and excerpts: tags dropped, entities decoded, spaces folded.
-    The result is text, to be escaped wherever it is shown."""
-    return _SPACE.sub(" ", html.unescape(_TAG.sub(" ", nh3.clean(fragment, tags=set())))).strip()
+    """Text of HTML for titles, excerpts and search: tags dropped, entities decoded, spaces
+    folded, blocks kept apart by a blank line. The result is text, to be escaped wherever
+    it is shown."""
+    marked = nh3.clean(fragment, tags=_TAGS, attributes={}, strip_comments=True)
+    # Line breaks in the source are just spaces, except in preformatted text.
+    marked = "".join(part if i % 2 else _ANY_SPACE.sub(" ", part) for i, part in enumerate(_PRE.split(marked)))
+    marked = _LINE_BREAK.sub("\n", _BLOCK_EDGE.sub("\n\n", _CELL_EDGE.sub(" ", marked)))
+    text = html.unescape(_TAG.sub("", marked))
+    lines = (_SPACE.sub(" ", line).strip() for line in text.split("\n"))
+    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()

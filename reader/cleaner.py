@@ -1,0 +1,319 @@
+"""The article cleaner: a page's bytes in, the article's sanitized HTML, plain text and
+metadata out.
+
+Two extractors read every page and vote on its text blocks. trafilatura is good at
+telling an article from the site's furniture on pages of every shape; readability-lxml
+finds the article's container more completely and keeps its markup as written (figures,
+inline code, numbered lists with their start, code blocks). So readability's container is
+the base, and trafilatura's text is the second opinion:
+
+- a block both found is kept;
+- a block only readability found is kept when it sits inside the agreed article, and
+  after the last agreed block only when it is long (short trailing blocks are bylines,
+  share prompts, "posted in" lines and related links far more often than text);
+- a block only trafilatura found (often a table, which readability's cleaning drops) is
+  put back where trafilatura had it, after the last agreed block before it;
+- when the two do not agree on anything, readability picked the wrong container and
+  trafilatura's article stands alone.
+
+Everything is a plain function of bytes so it runs in the worker processes of
+`extract.CpuPool`; `reader clean` calls the very same `clean_page`. Images stay as
+`<img>` elements with absolute URLs, and the page's bytes are all this needs, so storing
+images or re-cleaning a stored raw page can wrap this function later.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import lxml.html
+from lxml import etree
+
+from .fetch import FetchError
+from .sanitize import clean_html, plain_text
+
+
+class ExtractError(FetchError):
+    """The page arrived but holds nothing we can show as an article."""
+
+
+# A trailing block only readability saw is kept only above this many words.
+TRAILING_MIN_WORDS = 20
+# Share of a block's word triples the other extractor must also have for the block to count
+# as agreed.
+AGREE = 0.5
+
+# The units votes are taken on: the outermost of these elements. A table, a figure or a
+# quote is voted on whole, so it is never torn apart.
+_UNITS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "pre", "blockquote", "table", "figure",
+          "dt", "dd", "ul", "ol", "dl", "figcaption"}
+_LISTS = {"ul", "ol", "dl"}
+_BLOCKS = _UNITS | {"div", "section", "article", "main", "header", "footer", "aside", "body", "html",
+                    "tr", "td", "th", "thead", "tbody", "details", "summary", "hr", "br", "form", "nav"}
+_WORD = re.compile(r"\w+", re.UNICODE)
+_HEADING = re.compile(r"^h([1-6])$")
+
+
+def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
+    """Clean one page. Pure CPU; raises ExtractError when there is no article."""
+    markup = _decode(body, charset)
+    if not markup.strip():
+        raise ExtractError("the page is empty")
+    traf_html, meta = _trafilatura(markup, url)
+    readable = _readability(markup)
+    if traf_html is None and readable is None:
+        raise ExtractError("no readable text found on the page")
+    article = _merge(readable, traf_html)
+    title = plain_text(meta.get("title") or "") or None
+    html = _finish(article, title, url)
+    text = plain_text(html)
+    words = len(text.split())
+    if words == 0:
+        raise ExtractError("no readable text found on the page")
+    return {
+        "title": title,
+        "author": plain_text(meta.get("author") or "") or None,
+        "published": meta.get("date") or None,
+        "site": plain_text(meta.get("sitename") or "") or None,
+        "html": html,
+        "text": text,
+        "words": words,
+    }
+
+
+def clean_file(path: str | Path, url: str | None = None) -> dict[str, Any]:
+    """Clean a saved HTML file exactly as a fetched page is cleaned (for `reader clean`).
+    Links resolve against url, or against the file itself."""
+    path = Path(path)
+    body = path.read_bytes()
+    return clean_page(body, url or path.resolve().as_uri(), None)
+
+
+def _decode(body: bytes, charset: str | None) -> str:
+    if charset:
+        try:
+            return body.decode(charset, errors="replace")
+        except LookupError:
+            pass  # an unknown charset name: detect it from the bytes instead
+    from trafilatura.utils import decode_file
+
+    decoded = decode_file(body)
+    return decoded if isinstance(decoded, str) else decoded.decode("utf-8", errors="replace")
+
+
+def _trafilatura(markup: str, url: str) -> tuple[str | None, dict[str, Any]]:
+    import trafilatura
+
+    try:
+        document = trafilatura.extract_with_metadata(
+            markup, url=url, output_format="html", include_images=True, include_links=True,
+            include_tables=True, include_comments=False, favor_precision=True,
+        )
+    except Exception:  # a third-party parser choking on hostile markup is "no opinion"
+        return None, {}
+    if document is None:
+        return None, {}
+    meta = {"title": document.title, "author": document.author, "date": document.date,
+            "sitename": document.sitename}
+    return (document.text or None), meta
+
+
+def _readability(markup: str) -> etree._Element | None:
+    from readability import Document
+
+    try:
+        summary = Document(markup).summary(html_partial=True)
+        root = lxml.html.fragment_fromstring(summary, create_parent="div")
+    except Exception:  # readability raises on pages it cannot parse; trafilatura may still cope
+        return None
+    return root if _text(root).strip() else None
+
+
+def _text(element: etree._Element) -> str:
+    """Text of an element with a space at every block edge, so blocks never run together."""
+    parts: list[str] = []
+
+    def walk(el: etree._Element) -> None:
+        block = isinstance(el.tag, str) and el.tag in _BLOCKS
+        if isinstance(el.tag, str):
+            if block:
+                parts.append(" ")
+            if el.text:
+                parts.append(el.text)
+            for child in el:
+                walk(child)
+            if block:
+                parts.append(" ")
+        if el.tail:
+            parts.append(el.tail)
+
+    parts.append(element.text or "")
+    for child in element:
+        walk(child)
+    return " ".join("".join(parts).split())
+
+
+def _triples(text: str) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.lower())
+    if len(words) < 3:
+        return {tuple(words)} if words else set()
+    return {tuple(words[i:i + 3]) for i in range(len(words) - 2)}
+
+
+class _Opinion:
+    """One extractor's text, to ask whether it also holds a block."""
+
+    def __init__(self, text: str):
+        self.triples = _triples(text)
+        self.flat = " " + " ".join(_WORD.findall(text.lower())) + " "
+
+    def holds(self, block: str) -> bool:
+        words = _WORD.findall(block.lower())
+        if not words:
+            return True  # an image or a rule: no words to disagree on
+        if len(words) < 3:
+            return f" {' '.join(words)} " in self.flat
+        mine = _triples(block)
+        return len(mine & self.triples) >= AGREE * len(mine)
+
+
+def _units(root: etree._Element) -> Iterator[etree._Element]:
+    """The outermost voting units under root, in document order. A list is split into its
+    items unless it is short enough to be one thought; a div holding loose text is a unit."""
+    for child in root:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag in _LISTS:
+            yield from (item for item in child if isinstance(item.tag, str))
+        elif child.tag in _UNITS:
+            yield child
+        elif any(isinstance(d.tag, str) and d.tag in _UNITS for d in child.iterdescendants()):
+            yield from _units(child)
+        elif _text(child).strip():
+            yield child
+
+
+def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Element:
+    traf_root = _parse_trafilatura(traf_html) if traf_html else None
+    if readable is None:
+        assert traf_root is not None
+        return traf_root
+    if traf_root is None:
+        return readable
+    traf_opinion = _Opinion(_text(traf_root))
+    read_units = list(_units(readable))
+    agreed = [traf_opinion.holds(_text(u)) for u in read_units]
+    if not any(a and _WORD.search(_text(u)) for a, u in zip(agreed, read_units)):
+        return traf_root
+    last = max(i for i, a in enumerate(agreed) if a)
+    for i, unit in enumerate(read_units):
+        if i > last and not agreed[i] and len(_text(unit).split()) <= TRAILING_MIN_WORDS:
+            _drop(unit)
+    kept = [u for i, u in enumerate(read_units) if agreed[i] or i <= last or len(_text(u).split()) > TRAILING_MIN_WORDS]
+    _put_back(readable, kept, list(_units(traf_root)))
+    return readable
+
+
+def _put_back(readable: etree._Element, kept: list[etree._Element], traf_units: list[etree._Element]) -> None:
+    """Insert the blocks only trafilatura found, each after the readability block that
+    holds the trafilatura block before it."""
+    if not kept:
+        return
+    read_opinion = _Opinion(" ".join(_text(u) for u in kept))
+    first_triple: dict[tuple[str, ...], etree._Element] = {}
+    for unit in kept:
+        for triple in _triples(_text(unit)):
+            first_triple.setdefault(triple, unit)
+    anchor: etree._Element | None = None
+    for unit in traf_units:
+        text = _text(unit)
+        if read_opinion.holds(text):
+            for triple in _triples(text):
+                if triple in first_triple:
+                    anchor = first_triple[triple]
+                    break
+            continue
+        if not _WORD.search(text):
+            continue  # a lone image trafilatura kept; readability's copy, if any, is in place
+        extra = copy.deepcopy(unit)
+        extra.tail = None
+        if extra.tag == "li":  # an item out of its list would lose its bullet or number
+            wrapper = etree.Element("ul")
+            wrapper.append(extra)
+            extra = wrapper
+        if anchor is None:
+            kept[0].addprevious(extra)
+        else:
+            anchor.addnext(extra)
+        anchor = extra
+
+
+def _parse_trafilatura(traf_html: str) -> etree._Element | None:
+    try:
+        root = lxml.html.fromstring(traf_html)
+    except (etree.ParserError, ValueError):
+        return None
+    body = root.find("body")
+    root = body if body is not None else root
+    root.tag = "div"
+    # trafilatura writes inline code as <pre> (splitting the sentence) and a code block
+    # as <pre><pre>; put both back the way pages write them.
+    for pre in list(root.iter("pre")):
+        parent = pre.getparent()
+        if parent is not None and parent.tag == "pre":
+            pre.tag = "code"
+        elif parent is not None and parent.tag in {"p", "li", "td", "th", "blockquote", "h1", "h2", "h3", "h4"} \
+                and "\n" not in (pre.text_content() or ""):
+            pre.tag = "code"
+    return root if _text(root).strip() else None
+
+
+def _drop(element: etree._Element) -> None:
+    """Remove an element but keep its tail text in place."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    tail = element.tail
+    if tail and tail.strip():
+        previous = element.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(element)
+    if parent.tag in _LISTS and not len(parent):
+        _drop(parent)
+
+
+def _finish(article: etree._Element, title: str | None, url: str) -> str:
+    """The article's HTML for the reader view: its own title heading removed (the view
+    prints the title), headings shifted to start at h2, sanitized."""
+    headings = [el for el in article.iter() if isinstance(el.tag, str) and _HEADING.match(el.tag)]
+    units = list(_units(article))
+    if headings and units and units[0] is headings[0]:
+        if headings[0].tag == "h1" or (title is not None and _same_words(_text(headings[0]), title)):
+            _drop(headings.pop(0))
+    if headings:
+        shift = 2 - min(int(h.tag[1]) for h in headings)
+        for h in headings:
+            h.tag = f"h{min(6, max(2, int(h.tag[1]) + shift))}"
+    html = etree.tostring(article, encoding="unicode", method="html")
+    return clean_html(html, base_url=url)
+
+
+def _same_words(a: str, b: str) -> bool:
+    return _WORD.findall(a.lower()) == _WORD.findall(b.lower())
+
+
+def as_json_line(path: str, result: dict[str, Any] | None, error: str | None = None) -> str:
+    """One line of `reader clean --json`."""
+    if error is not None:
+        return json.dumps({"file": path, "error": error}, ensure_ascii=False)
+    assert result is not None
+    keys = ("title", "author", "published", "site", "text", "html", "words")
+    return json.dumps({"file": path, **{k: result.get(k) for k in keys}}, ensure_ascii=False)
