@@ -11,7 +11,8 @@ The data flow, module by module:
     line         positions in the line turned into honest waiting times
     worker       pulls the next queued article itself and cleans it
     cleaning     the one claim-then-extract path shared by the worker and a direct open
-    extract      fetch a page and turn it into sanitized reading HTML (CPU part off the loop)
+    extract      fetch a page and hand it to the cleaner (CPU part off the loop)
+    cleaner      two extractors vote on the article's blocks; metadata, structure, plain text
     fetch        the only HTTP client: address guard, size cap, deadline
     sanitize     the one nh3 cleaner for every piece of outside HTML
     portability  backup (SQLite's backup API), export and import of your library

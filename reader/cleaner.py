@@ -63,7 +63,7 @@ def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
     """Clean one page. Pure CPU; raises ExtractError when there is no article."""
     markup = _decode(body, charset)
     if not markup.strip():
-        raise ExtractError("the page is empty")
+        raise ExtractError("no readable text found on the page")
     traf_html, meta = _trafilatura(markup, url)
     readable = _readability(markup)
     if traf_html is None and readable is None:

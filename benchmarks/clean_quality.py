@@ -1,0 +1,92 @@
+"""Benchmark 11: how well the cleaner picks an article's words, and what that costs.
+
+Quality: `reader clean --json` (exactly the workers' cleaner) scored by the development
+sets' own score.py (../shared/extraction-dev beside the checkout, or $READER_EXTRACTION_DEV):
+F1 on Mozilla Readability's 130 test pages and on trafilatura's 884 evaluation pages.
+Cost: CPU time (time.process_time, one process) of reader.cleaner.clean_page against one
+bare trafilatura.extract(html, url=url) on the same pages from both sets, alternating.
+
+    python -m benchmarks.clean_quality
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .common import Row, main_for, ratio, verdict
+
+TARGETS = {"mozilla": 0.975, "trafilatura": 0.935}
+CPU_TARGET = 2.5
+CPU_PAGES = 40  # from each set
+
+
+def dev_dir() -> Path | None:
+    env = os.environ.get("READER_EXTRACTION_DEV")
+    here = Path(__file__).resolve().parent.parent
+    for candidate in ([Path(env)] if env else []) + [here.parent / "shared" / "extraction-dev"]:
+        if (candidate / "score.py").exists():
+            return candidate
+    return None
+
+
+def quality(dev: Path) -> dict[str, float]:
+    reader = Path(sys.executable).with_name("reader")
+    command = f"{reader} clean --json" if reader.exists() else f"{sys.executable} -m reader clean --json"
+    done = subprocess.run([sys.executable, str(dev / "score.py"), "--cli", command], capture_output=True,
+                          text=True, timeout=7200, check=True)
+    scores = {m.group(1): float(m.group(2)) for m in re.finditer(r"^(\w+)\s+pages\s+\d+\s+F1 ([\d.]+)", done.stdout, re.M)}
+    return scores
+
+
+def cpu(dev: Path) -> tuple[float, float, int]:
+    sys.path.insert(0, str(dev))
+    import score  # the sets' own loader
+    import tempfile
+
+    import trafilatura
+
+    from reader.cleaner import clean_page
+
+    root = score.unpack(Path(tempfile.gettempdir()) / "reader-extraction-dev")
+    cases = list(score.mozilla_cases(root))[:CPU_PAGES] + list(score.trafilatura_cases(root))[:CPU_PAGES]
+    pages = [(path.read_bytes(), url) for _, path, url, _ in cases]
+    ours = bare = 0.0
+    for i, (body, url) in enumerate(pages):
+        pair = [("ours", lambda: clean_page(body, url, "utf-8")),
+                ("bare", lambda: trafilatura.extract(body.decode("utf-8", "replace"), url=url))]
+        for name, fn in (pair if i % 2 == 0 else pair[::-1]):
+            started = time.process_time()
+            try:
+                fn()
+            except Exception:  # a page with no article still cost what it cost
+                pass
+            spent = time.process_time() - started
+            if name == "ours":
+                ours += spent
+            else:
+                bare += spent
+    return ours, bare, len(pages)
+
+
+def run() -> list[Row]:
+    dev = dev_dir()
+    if dev is None:
+        return [Row("11", "cleaning quality and CPU on the development sets", "sets not found", "", "skipped")]
+    scores = quality(dev)
+    rows = [Row("11", f"F1 of `reader clean` on the {name} set (score.py)", f"**{scores.get(name, 0):.4f}**",
+                f"≥ {target}", verdict(scores.get(name, 0) >= target)) for name, target in TARGETS.items()]
+    ours, bare, n = cpu(dev)
+    r = ratio(ours, bare)
+    rows.append(Row("11", f"CPU of clean_page vs one bare trafilatura.extract, {n} pages of both sets",
+                    f"**{r:.2f}×** ({ours / n * 1000:.1f} ms vs {bare / n * 1000:.1f} ms CPU per page)",
+                    f"≤ {CPU_TARGET}×", verdict(r <= CPU_TARGET)))
+    return rows
+
+
+if __name__ == "__main__":
+    main_for(run)
