@@ -108,11 +108,18 @@ def _decode(body: bytes, charset: str | None) -> str:
 
 def _trafilatura(markup: str, url: str) -> tuple[str | None, dict[str, Any]]:
     import trafilatura
+    from trafilatura.settings import set_date_params
 
     try:
         document = trafilatura.extract_with_metadata(
-            markup, url=url, output_format="html", include_images=True, include_links=True,
+            # Images come from readability's copy of the article, which keeps their
+            # figures and captions; in trafilatura's they only blur its vote.
+            markup, url=url, output_format="html", include_images=False, include_links=True,
             include_tables=True, include_comments=False, favor_precision=True,
+            # The date from the page's markup (meta tags, JSON-LD, <time>, the URL) only:
+            # guessing it from the running text costs more than the whole extraction
+            # and mostly finds copyright years.
+            date_extraction_params=set_date_params(extensive=False),
         )
     except Exception:  # a third-party parser choking on hostile markup is "no opinion"
         return None, {}
@@ -239,7 +246,7 @@ def _put_back(readable: etree._Element, kept: list[etree._Element], traf_units: 
                     break
             continue
         if not _WORD.search(text):
-            continue  # a lone image trafilatura kept; readability's copy, if any, is in place
+            continue  # nothing to read (a rule, an empty cell)
         extra = copy.deepcopy(unit)
         extra.tail = None
         if extra.tag == "li":  # an item out of its list would lose its bullet or number
