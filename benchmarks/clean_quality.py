@@ -55,6 +55,8 @@ def cpu(dev: Path) -> tuple[float, float, int]:
     root = score.unpack(Path(tempfile.gettempdir()) / "reader-extraction-dev")
     cases = list(score.mozilla_cases(root))[:CPU_PAGES] + list(score.trafilatura_cases(root))[:CPU_PAGES]
     pages = [(path.read_bytes(), url) for _, path, url, _ in cases]
+    for body, url in pages[:3]:  # imports and first-call caches (dateparser's locales) out of the count
+        clean_page(body, url, "utf-8"), trafilatura.extract(body.decode("utf-8", "replace"), url=url)
     ours = bare = 0.0
     for i, (body, url) in enumerate(pages):
         pair = [("ours", lambda: clean_page(body, url, "utf-8")),
