@@ -318,9 +318,10 @@ def _same_words(a: str, b: str) -> bool:
 
 
 def as_json_line(path: str, result: dict[str, Any] | None, error: str | None = None) -> str:
-    """One line of `reader clean --json`."""
+    """One line of `reader clean --json`. ASCII only: raw U+2028, U+0085 and the like in
+    page text would count as line breaks to readers that split on every Unicode one."""
     if error is not None:
-        return json.dumps({"file": path, "error": error}, ensure_ascii=False)
+        return json.dumps({"file": path, "error": error})
     assert result is not None
     keys = ("title", "author", "published", "site", "text", "html", "words")
-    return json.dumps({"file": path, **{k: result.get(k) for k in keys}}, ensure_ascii=False)
+    return json.dumps({"file": path, **{k: result.get(k) for k in keys}})

@@ -142,3 +142,14 @@ def test_pages_without_an_article_fail_with_a_reason(body: bytes):
         assert str(exc)
     else:
         assert result["words"] > 0  # a page of bare words is an article of bare words
+
+
+def test_reader_clean_json_is_one_line_per_file_whatever_the_text_holds(tmp_path: Path):
+    odd = tmp_path / "odd.html"
+    odd.write_text(page("Odd breaks", "<p>A line\u2028separator and a next\u0085line inside one paragraph of text.</p>"),
+                   encoding="utf-8")
+    done = run_clean("--json", str(odd), str(odd))
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()  # splits on U+2028 and U+0085 too, as score.py does
+    assert len(lines) == 2 and all(json.loads(line)["file"] == str(odd) for line in lines)
+    assert "separator and a next" in json.loads(lines[0])["text"]
