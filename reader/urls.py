@@ -1,0 +1,78 @@
+"""The one check of a URL given to reader: by a person, an API client, an OPML file, an
+export or a feed. An http(s) URL with a host that can be looked up, or `Invalid`.
+
+Everything a URL can do to the code after it is refused here, so nothing later (the
+fetcher's IDNA encoding, SQLite's UTF-8 encoding, the sanitizer) raises on it: brackets
+that do not close, empty or over-long host labels, lone surrogates, URLs that are pages
+long.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+import idna
+
+from .errors import Invalid
+
+# Browsers and servers commonly stop at 8 KB; a feed or page URL near that is already
+# odd, and one megabytes long only bloats every page that lists it.
+MAX_URL_LENGTH = 4096
+_MAX_LABEL = 63  # RFC 1035
+_MAX_HOST = 253
+
+
+def check_url(value: Any, name: str = "url") -> str:
+    """The http(s) URL in `value`, stripped, or Invalid saying what is wrong with it."""
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid(f"{name} is required")
+    url = value.strip()
+    if len(url) > MAX_URL_LENGTH:
+        raise Invalid(f"{name} is longer than {MAX_URL_LENGTH} characters")
+    shown = repr(url[:200])
+    try:
+        url.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Invalid(f"{name} is not valid text (it holds a lone surrogate)") from None
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018 - a port out of range or not a number raises ValueError here
+    except ValueError as exc:
+        raise Invalid(f"not a valid URL: {shown} ({exc})") from None
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        raise Invalid(f"not an http or https URL: {shown}")
+    _check_host(host, shown)
+    return url
+
+
+def http_url(value: Any) -> str | None:
+    """The same check for readers of files and feeds, where a bad URL skips one item: the
+    URL, or None."""
+    try:
+        return check_url(value)
+    except Invalid:
+        return None
+
+
+def _check_host(host: str, shown: str) -> None:
+    if host.startswith("[") or ":" in host:  # an IPv6 literal: urlsplit checked its brackets
+        return
+    if len(host) > _MAX_HOST:
+        raise Invalid(f"not a valid URL: {shown} (the host name is too long)")
+    labels = host.rstrip(".").split(".")
+    if any(not label for label in labels):
+        raise Invalid(f"not a valid URL: {shown} (the host name has an empty label)")
+    if any(len(label) > _MAX_LABEL for label in labels):
+        raise Invalid(f"not a valid URL: {shown} (a host name label is longer than {_MAX_LABEL} characters)")
+    for label in labels:
+        # Plain ASCII labels go to the resolver as they are (underscores and all); the rest
+        # get the IDNA encoding the HTTP client applies before it connects, and "xn--"
+        # labels must decode, so the client never meets a host it cannot encode.
+        if label.isascii() and not label.lower().startswith("xn--"):
+            continue
+        try:
+            idna.decode(label) if label.isascii() else idna.encode(label, uts46=True)
+        except (idna.IDNAError, UnicodeError) as exc:
+            raise Invalid(f"not a valid URL: {shown} (the host name is not valid: {exc})") from None
