@@ -51,7 +51,7 @@ async def _tapped_library(db: Path, feed: str) -> None:
         await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
                             max_bytes=10**7, deadline=30)
         for article in sorted(await reader.store.list_articles(limit=ARTICLES), key=lambda a: a["id"]):
-            await reader.store.enqueue(article["id"])
+            await reader.store.queue(article["id"])
 
 
 def _drain(site: SlowSite, processes: int) -> tuple[float, int, int]:

@@ -48,7 +48,7 @@ async def _fill(db: Path) -> None:
             {"guid": str(i), "url": f"http://127.0.0.1:9/{i}", "title": str(i), "summary": "", "author": None,
              "published": float(i)} for i in range(ITEMS)])
         for article in await store.list_articles(limit=ITEMS):
-            await store.enqueue(article["id"])
+            await store.queue(article["id"])
 
 
 def one(processes: int) -> tuple[float, bool, str]:

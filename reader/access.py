@@ -87,10 +87,6 @@ _HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9_](?:[A-Za
                    r"(?::(?P<port>[0-9]{1,5}))?")
 
 
-def csrf_token(request: Request) -> str:
-    return request.scope["reader.csrf"]
-
-
 def _is_api(scope: Scope) -> bool:
     return scope["path"].startswith("/api/")
 

@@ -8,10 +8,12 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from typing import Any
 
-import httpx
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
@@ -19,10 +21,13 @@ from starlette.types import ASGIApp
 from . import api, views
 from .access import Access
 from .cleaning import Cleaner, worker_name
+from .core import Reader
+from .errors import ReaderError
 from .extract import CpuPool
-from .feeds import RefreshResult, refresh_feeds, refresh_periodically
+from .feeds import refresh_periodically
 from .fetch import make_client
 from .resources import static_dir
+from .fetch.guard import Resolver
 from .settings import Settings
 from .store import Store
 from .worker import Worker
@@ -30,27 +35,10 @@ from .worker import Worker
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class Reader:
-    """Everything a request handler or command needs, built once per process."""
-
-    settings: Settings
-    store: Store
-    client: httpx.AsyncClient
-    pool: CpuPool
-    cleaner: Cleaner
-    worker: Worker | None
-
-    async def refresh(self, feeds: list[dict]) -> list[RefreshResult]:
-        """Refresh these feeds now, within the fetch limits of the settings."""
-        return await refresh_feeds(self.store, self.client, self.pool, feeds,
-                                   max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout)
-
-
 @contextlib.asynccontextmanager
 async def running(
     settings: Settings, *, role: str = "serve", worker: bool = True, refresher: bool = True,
-    concurrency: int = 1, resolver=None,
+    concurrency: int = 1, resolver: Resolver | None = None,
 ) -> AsyncIterator[Reader]:
     """Open everything, start the background work, and on exit stop it in order:
     stop pulling, let in-flight extractions finish (bounded), then close."""
@@ -64,7 +52,7 @@ async def running(
                concurrency=concurrency)
         if worker else None
     )
-    background: list[asyncio.Task] = []
+    background: list[asyncio.Task[None]] = []
     try:
         if the_worker is not None:
             background.append(asyncio.create_task(the_worker.run(), name="worker"))
@@ -92,7 +80,7 @@ class ReaderApp(Starlette):
     crash into a 500, so that every answer, a 500 included, carries the security headers
     and no request reaches any layer before its Host and size are checked."""
 
-    def __init__(self, settings: Settings, **kwargs) -> None:
+    def __init__(self, settings: Settings, **kwargs: Any) -> None:
         self.access_settings = settings
         super().__init__(**kwargs)
 
@@ -100,7 +88,23 @@ class ReaderApp(Starlette):
         return Access(super().build_middleware_stack(), self.access_settings)
 
 
-def create_app(settings: Settings, *, resolver=None) -> Starlette:
+async def _reader_error(request: Request, exc: Exception) -> Response:
+    """The one place a ReaderError (or Starlette's own 404/405) meets HTTP: JSON under
+    /api/, the error page everywhere else."""
+    if isinstance(exc, HTTPException):
+        error = ReaderError(str(exc.detail))
+        error.status = exc.status_code
+        headers = exc.headers
+    else:
+        assert isinstance(exc, ReaderError)
+        error, headers = exc, None
+    response = api.error_response(error) if request.url.path.startswith("/api/") else views.error_response(request, error)
+    if headers:
+        response.headers.update(headers)
+    return response
+
+
+def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with running(settings, resolver=resolver, worker=settings.serve_workers > 0,
@@ -116,6 +120,6 @@ def create_app(settings: Settings, *, resolver=None) -> Starlette:
             Mount("/static", StaticFiles(directory=static_dir()), name="static"),
         ],
         lifespan=lifespan,
-        exception_handlers=api.exception_handlers,
+        exception_handlers={ReaderError: _reader_error, HTTPException: _reader_error},
     )
     return app

@@ -181,7 +181,3 @@ class Cleaner:
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
-
-    @property
-    def busy(self) -> int:
-        return len(self._running)

@@ -12,10 +12,19 @@ import shutil
 import signal
 import sqlite3
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from .resources import seed_db
+from .access import MIN_PASSWORD_LENGTH, server_options
+from .app import create_app, running
+from .core import Reader
+from .errors import Invalid, ReaderError
+from .opml import export_opml
+from .portability import PortabilityError, backup, export, import_files
 from .settings import Settings, describe
+from .store import Store
+from .urls import check_url
 
 EXAMPLE_DB = seed_db()
 
@@ -88,7 +97,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     command = {"serve": _serve, "worker": _worker, "add-feed": _add_feed, "refresh": _refresh, "stats": _stats,
                **LIBRARY_COMMANDS}
-    return command[args.command](settings, args)
+    try:
+        return command[args.command](settings, args)
+    except ReaderError as exc:  # the one place a refusal becomes a command's answer
+        print(f"reader: {_one_line(exc.message)}", file=sys.stderr)
+        return 2
+
+
+def _one_line(text: str) -> str:
+    """A message fit for one line of a terminal: no newlines, no lone surrogates."""
+    return " ".join(text.encode("utf-8", "replace").decode("utf-8").split())
 
 
 def seed_database(path: Path) -> None:
@@ -99,11 +117,8 @@ def seed_database(path: Path) -> None:
         print(f"reader: created {path} from the sample database", file=sys.stderr)
 
 
-def _serve(settings: Settings, args) -> int:
-    import uvicorn
-
-    from .access import MIN_PASSWORD_LENGTH, server_options
-    from .app import create_app
+def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    import uvicorn  # only serving needs the server: the other commands do without loading it
 
     if not _loopback(settings.host) and not settings.password:
         print(f"reader: refusing to listen on {settings.host} without READER_PASSWORD: anyone who can reach it"
@@ -131,9 +146,7 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def _worker(settings: Settings, args) -> int:
-    from .app import running
-
+def _worker(settings: Settings, args: argparse.Namespace) -> int:
     async def work() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -149,61 +162,44 @@ def _worker(settings: Settings, args) -> int:
 
 
 @contextlib.asynccontextmanager
-async def _quiet(settings: Settings):
-    from .app import running
-
+async def _quiet(settings: Settings) -> AsyncIterator[Reader]:
     async with running(settings, role="cli", worker=False, refresher=False) as reader:
         yield reader
 
 
-def _url_argument(text: str) -> str | None:
-    """The http(s) URL given on the command line, or None once the reason is printed."""
-    from .api import ApiError, valid_url
-
-    try:
-        return valid_url(text)
-    except ApiError as exc:
-        print(f"reader: {exc.message}", file=sys.stderr)
-        return None
-
-
-def _add_feed(settings: Settings, args) -> int:
-    url = _url_argument(args.url)
-    if url is None:
-        return 2
+def _add_feed(settings: Settings, args: argparse.Namespace) -> int:
+    url = check_url(args.url)  # refused before anything is opened
 
     async def add() -> int:
-        from .discover import NoFeedFound, subscribe_with
-
         async with _quiet(settings) as reader:
             # a feed's URL or a site's (its feed is discovered); a new feed is fetched by
             # subscribing, one already there is refreshed now
             try:
-                subscription = await subscribe_with(reader, url)
-            except NoFeedFound as exc:
-                print(f"reader: {exc}", file=sys.stderr)
+                subscription = await reader.subscribe(url)
+            except Invalid as exc:  # a page that links to no feed
+                print(f"reader: {_one_line(exc.message)}", file=sys.stderr)
                 return 1
             feed_id, created = subscription.feed_id, subscription.created
             new = None
             if not created:
-                [result] = await reader.refresh([await reader.store.get_feed(feed_id)])
+                [result] = await reader.refresh_ids([feed_id])
                 new = result.new
-            feed = next(f for f in await reader.store.list_feeds() if f["id"] == feed_id)
-            if feed["error"]:
-                print(f"feed {feed_id} added, but fetching it failed: {feed['error']}", file=sys.stderr)
+            feed = await reader.feed(feed_id)
+            if feed.error:
+                print(f"feed {feed_id} added, but fetching it failed: {feed.error}", file=sys.stderr)
                 return 1
             found = f" (found on {url})" if subscription.discovered else ""
-            count = f"{new} new articles" if new is not None else f"{feed['articles']} articles"
+            count = f"{new} new articles" if new is not None else f"{feed.articles} articles"
             print(f"feed {feed_id}: {'added' if created else 'already subscribed'}{found}, {count}")
             return 0
 
     return asyncio.run(add())
 
 
-def _refresh(settings: Settings, args) -> int:
+def _refresh(settings: Settings, args: argparse.Namespace) -> int:
     async def refresh() -> int:
         async with _quiet(settings) as reader:
-            results = await reader.refresh(await reader.store.list_feeds())
+            results = await reader.refresh()
         for r in results:
             status = f"error: {r.error}" if r.error else ("not modified" if r.not_modified else f"{r.new} new")
             print(f"{r.feed_id:>5}  {r.url}  {status}")
@@ -212,8 +208,7 @@ def _refresh(settings: Settings, args) -> int:
     return asyncio.run(refresh())
 
 
-def _stats(settings: Settings, args) -> int:
-    from .store import Store
+def _stats(settings: Settings, args: argparse.Namespace) -> int:
 
     async def stats() -> int:
         async with await Store.open(settings.db) as store:
@@ -244,25 +239,19 @@ def _library_parsers(sub, common) -> None:
     imp.add_argument("files", type=Path, nargs="+", help="export files or directories, OPML files")
 
 
-def _save(settings: Settings, args) -> int:
-    from .store import Store
-
-    url = _url_argument(args.url)
-    if url is None:
-        return 2
+def _save(settings: Settings, args: argparse.Namespace) -> int:
+    url = check_url(args.url)  # refused before the database is opened
 
     async def save() -> int:
-        async with await Store.open(settings.db) as store:
-            article_id, created = await store.save_link(url, args.title)
-        print(f"article {article_id}: {'saved' if created else 'already saved'}")
+        async with _quiet(settings) as reader:
+            article, created = await reader.save(url, args.title)
+        print(f"article {article.id}: {'saved' if created else 'already saved'}")
         return 0
 
     return asyncio.run(save())
 
 
-def _import_opml(settings: Settings, args) -> int:
-    from .opml import OpmlError, import_opml
-
+def _import_opml(settings: Settings, args: argparse.Namespace) -> int:
     try:
         data = args.file.read_bytes()
     except OSError as exc:
@@ -272,17 +261,15 @@ def _import_opml(settings: Settings, args) -> int:
     async def run() -> int:
         async with _quiet(settings) as reader:
             try:
-                result = await import_opml(reader.store, data)
-            except OpmlError as exc:
-                print(f"reader: {args.file}: {exc}", file=sys.stderr)
+                result = await reader.import_opml(data, str(args.file))
+            except Invalid as exc:
+                print(f"reader: {_one_line(exc.message)}", file=sys.stderr)
                 return 1
             print(f"{args.file}: {result.summary()}")
             for url in result.skipped:
-                print(f"  skipped {url}", file=sys.stderr)
+                print(f"  skipped {_one_line(url)}", file=sys.stderr)
             if result.added and not args.no_refresh:
-                added = set(result.added)
-                feeds = [f for f in await reader.store.list_feeds(counts=False) if f["id"] in added]
-                results = await reader.refresh(feeds)
+                results = await reader.refresh_ids(result.added)
                 failed = [r for r in results if r.error]
                 print(f"fetched {len(results) - len(failed)} of {len(results)} new feeds")
                 for r in failed:
@@ -292,9 +279,7 @@ def _import_opml(settings: Settings, args) -> int:
     return asyncio.run(run())
 
 
-def _export_opml(settings: Settings, args) -> int:
-    from .opml import export_opml
-    from .store import Store
+def _export_opml(settings: Settings, args: argparse.Namespace) -> int:
 
     async def run() -> bytes:
         async with await Store.open(settings.db) as store:
@@ -305,8 +290,7 @@ def _export_opml(settings: Settings, args) -> int:
     return 0
 
 
-def _backup(settings: Settings, args) -> int:
-    from .portability import PortabilityError, backup
+def _backup(settings: Settings, args: argparse.Namespace) -> int:
 
     try:
         written = asyncio.run(backup(settings.db, args.path))
@@ -317,9 +301,7 @@ def _backup(settings: Settings, args) -> int:
     return 0
 
 
-def _export(settings: Settings, args) -> int:
-    from .portability import PortabilityError, export
-    from .store import Store
+def _export(settings: Settings, args: argparse.Namespace) -> int:
 
     async def run() -> list[Path]:
         async with await Store.open(settings.db) as store:
@@ -335,9 +317,7 @@ def _export(settings: Settings, args) -> int:
     return 0
 
 
-def _import(settings: Settings, args) -> int:
-    from .portability import PortabilityError, import_files
-    from .store import Store
+def _import(settings: Settings, args: argparse.Namespace) -> int:
 
     async def run() -> dict[str, int]:
         async with await Store.open(settings.db) as store:

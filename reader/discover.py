@@ -17,8 +17,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import httpx
 
@@ -26,6 +25,7 @@ from .extract import CpuPool
 from .feeds import FEED_ACCEPT, FeedError, parse_feed, refresh_feeds
 from .fetch import FetchError, fetch, is_html
 from .store import Store
+from .urls import http_url
 
 log = logging.getLogger(__name__)
 
@@ -77,12 +77,12 @@ def feed_links(body: bytes, page_url: str, charset: str | None = None) -> list[s
         pass
     base = page_url
     if parser.base:
-        base = _http_url(urljoin(page_url, parser.base)) or page_url
+        base = http_url(urljoin(page_url, parser.base)) or page_url
     # application/json is only a feed type when nothing better is announced
     ranked = sorted(parser.links, key=lambda link: link[1] == "application/json")
     found: list[str] = []
     for href, _ in ranked:
-        url = _http_url(_join(base, href))
+        url = http_url(_join(base, href))
         if url and url not in found:
             found.append(url)
     return found
@@ -93,16 +93,6 @@ def _join(base: str, href: str) -> str | None:
         return urljoin(base, href)
     except ValueError:
         return None
-
-
-def _http_url(url: str | None) -> str | None:
-    if not url:
-        return None
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    return url if parts.scheme.lower() in ("http", "https") and parts.hostname else None
 
 
 async def subscribe(
@@ -156,9 +146,3 @@ async def _subscribe_discovered(
         await refresh_feeds(store, client, pool, [await store.get_feed(feed_id)],
                             max_bytes=max_bytes, deadline=deadline)
     return Subscription(feed_id, created, feed_url, discovered=True)
-
-
-async def subscribe_with(reader: Any, url: str) -> Subscription:
-    """`subscribe` with a running Reader's parts and settings."""
-    return await subscribe(reader.store, reader.client, reader.pool, url,
-                           max_bytes=reader.settings.max_page_bytes, deadline=reader.settings.fetch_timeout)

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from datetime import datetime
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import feedparser
 import httpx
 
 from .extract import CpuPool
 from .fetch import FetchError, fetch
+from .urls import http_url
 from .sanitize import clean_html, plain_text
 from .store import Store
 
@@ -161,19 +162,14 @@ def _absolute(base: str, link: str | None) -> str | None:
         return None
     try:
         resolved = urljoin(base, link.strip())
-        parts = urlsplit(resolved)
-        scheme, host = parts.scheme, parts.hostname
     except ValueError:
         # e.g. "http://[::1/x" (Invalid IPv6 URL): one bad link must cost only its own
         # entry's link, not raise and fail the whole feed.
         return None
-    # Schemes are case-insensitive (RFC 3986 3.1) and urljoin keeps a link's own spelling
-    # when its scheme differs from the base's, so "HTTPS://..." in an http feed used to
-    # fail a startswith("https://") test and lose its link. Anything not http(s)
-    # (javascript:, data:, ...) is still refused.
-    # And a host is required: "http: //x/" (a NUL or space after the colon, found by
-    # fuzzing) has an http scheme but is no URL anyone can open or fetch.
-    return resolved if scheme.lower() in ("http", "https") and host else None
+    # The one URL check: http(s) in any case (urljoin keeps a link's own spelling of the
+    # scheme), a host that can be fetched ("http: //x/" has an http scheme but no host);
+    # javascript:, data: and the rest are refused.
+    return http_url(resolved)
 
 
 def _iso_time(value: str) -> float | None:

@@ -15,13 +15,16 @@ import datetime
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 from xml.parsers import expat
+
+from .errors import Invalid
+from .sanitize import valid_text
+from .urls import http_url
 
 MAX_OPML_BYTES = 10_000_000
 
 
-class OpmlError(Exception):
+class OpmlError(Invalid):
     """The file is not an OPML file reader will read; the message says why."""
 
 
@@ -70,6 +73,8 @@ def _check_no_declarations(data: bytes) -> None:
     except expat.ExpatError as exc:
         raise OpmlError(f"not an OPML file (not well-formed XML: {expat.ErrorString(exc.code)},"
                         f" line {exc.lineno})") from None
+    except LookupError as exc:  # encoding="x-bogus": expat asks Python for a codec that does not exist
+        raise OpmlError(f"not an OPML file (it declares an encoding Python does not know: {exc})") from None
 
 
 def _local(tag: Any) -> str:
@@ -80,16 +85,12 @@ def _attr(element: ET.Element, name: str) -> str:
     """Attribute by name, any case (xmlUrl, xmlURL, xmlurl all appear in the wild)."""
     for key, value in element.attrib.items():
         if _local(key) == name.lower():
-            return (value or "").strip()
+            return valid_text(value or "").strip()
     return ""
 
 
 def _http(url: str) -> bool:
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return False
-    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    return http_url(url) is not None
 
 
 def parse_opml(data: bytes) -> tuple[list[OpmlFeed], list[str]]:
@@ -102,6 +103,8 @@ def parse_opml(data: bytes) -> tuple[list[OpmlFeed], list[str]]:
     _check_no_declarations(data)
     try:
         root = ET.fromstring(data)
+    except LookupError as exc:
+        raise OpmlError(f"not an OPML file (it declares an encoding Python does not know: {exc})") from None
     except ET.ParseError as exc:  # expat accepted it above; kept for safety
         raise OpmlError(f"not an OPML file (not well-formed XML: {exc})") from None
     if _local(root.tag) != "opml":

@@ -24,10 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from .errors import ReaderError
 from .opml import OpmlError, build_opml, parse_opml
-from .sanitize import clean_html, plain_text
+from .sanitize import clean_html, plain_text, valid_text
+from .urls import http_url
 
 FORMAT = "reader-export"
 VERSION = 1
@@ -35,7 +36,7 @@ OPML_NAME = "feeds.opml"
 ARTICLES_NAME = "articles.json"
 
 
-class PortabilityError(Exception):
+class PortabilityError(ReaderError):
     """A backup, export or import that cannot be done; the message says why."""
 
 
@@ -145,20 +146,13 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _http(value: Any) -> str | None:
-    if not isinstance(value, str) or not value.strip():
-        return None
-    url = value.strip()
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    return url if parts.scheme.lower() in ("http", "https") and parts.hostname else None
+    return http_url(value)
 
 
 def _text(value: Any, limit: int | None = None) -> str | None:
     if not isinstance(value, str):
         return None
-    return value[:limit] if limit else value
+    return valid_text(value[:limit] if limit else value)
 
 
 def _number(value: Any) -> float | None:
@@ -207,6 +201,8 @@ def read_export_file(data: bytes, name: str) -> tuple[list[dict[str, Any]], list
             document = json.loads(data)
         except (ValueError, UnicodeDecodeError) as exc:
             raise PortabilityError(f"{name}: not valid JSON ({exc})") from None
+        except RecursionError:  # arrays nested thousands deep exhaust the parser's stack
+            raise PortabilityError(f"{name}: not a reader export (JSON nested too deeply)") from None
         if not isinstance(document, dict) or document.get("format") != FORMAT:
             raise PortabilityError(f"{name}: not a reader export (no \"format\": \"{FORMAT}\")")
         if not isinstance(document.get("version"), int) or document["version"] > VERSION:

@@ -31,18 +31,31 @@ _SCHEMES = {"http", "https", "mailto"}
 _URL_ATTRIBUTES = {("a", "href"), ("img", "src")}
 
 
+def valid_text(text: str) -> str:
+    """The text with lone surrogates (JSON can spell them, UTF-8 cannot hold them) replaced
+    by "?": neither the sanitizer nor SQLite can take them."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
 def clean_html(fragment: str, base_url: str | None = None) -> str:
     """Sanitize outside HTML; relative links resolve against base_url."""
 
     def absolute(tag: str, attribute: str, value: str) -> str | None:
         if (tag, attribute) not in _URL_ATTRIBUTES:
             return value
-        url = urljoin(base_url, value.strip()) if base_url else value.strip()
-        scheme = urlsplit(url).scheme.lower()
+        try:
+            url = urljoin(base_url, value.strip()) if base_url else value.strip()
+            scheme = urlsplit(url).scheme.lower()
+        except ValueError:  # "http://[::1": no link at all, rather than no page
+            return None
         return url if scheme in _SCHEMES else None
 
     return nh3.clean(
-        fragment,
+        valid_text(fragment),
         tags=_TAGS,
         attributes=_ATTRIBUTES,
         url_schemes=_SCHEMES,
@@ -73,7 +86,7 @@ def plain_text(fragment: str) -> str:
     """Text of HTML for titles, excerpts and search: tags dropped, entities decoded, spaces
     folded, blocks kept apart by a blank line. The result is text, to be escaped wherever
     it is shown."""
-    marked = nh3.clean(fragment, tags=_TAGS, attributes={}, strip_comments=True)
+    marked = nh3.clean(valid_text(fragment), tags=_TAGS, attributes={}, strip_comments=True)
     # Line breaks in the source are just spaces, except in preformatted text.
     marked = "".join(part if i % 2 else _ANY_SPACE.sub(" ", part) for i, part in enumerate(_PRE.split(marked)))
     marked = _LINE_BREAK.sub("\n", _BLOCK_EDGE.sub("\n\n", _CELL_EDGE.sub(" ", marked)))

@@ -10,27 +10,29 @@ import hmac
 import json
 import re
 import secrets
-import sqlite3
 import time
 from collections import OrderedDict
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from markupsafe import Markup, escape
+from starlette.datastructures import FormData, QueryParams
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .api import MAX_ID, ApiError, LANES, add_waits, reader_of, tap, untap, valid_url
 from .access import SESSION_COOKIE, checked_form, end_session, origin_of, start_session
+from .api import reader_of
 from .cleaning import ArticleFailed, UnknownArticle
+from .core import LANES, MAX_ID, SEARCH_MAX_OFFSET, parse_bool, parse_int, snippet_html
+from .errors import Invalid, NotFound, ReaderError
 from .extract import reading_minutes
 from .line import describe_wait
-from .discover import NoFeedFound, subscribe_with
+from .records import Article, Content
 from .sanitize import plain_text
-from .store import STATES, fts_query
-
 from .resources import templates_dir
+from .store import STATES
+from .urls import check_url
 
 TEMPLATES = templates_dir()
 
@@ -66,7 +68,7 @@ env = Environment(
 env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minutes, wait=describe_wait)
 
 
-def render(request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
+def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     html = env.get_template(template).render(request=request, csrf=request.scope.get("reader.csrf", ""), **context)
     # Card states change by the second: Back must show the line as it is now, not a copy
     # the browser kept from before.
@@ -77,7 +79,7 @@ def is_htmx(request: Request) -> bool:
     return request.headers.get("hx-request") == "true"
 
 
-def back_to(form, default: str = "/") -> str:
+def back_to(form: FormData | QueryParams, default: str = "/") -> str:
     """Where a no-JavaScript form returns to: a path on this site, nothing else."""
     target = str(form.get("next") or default)
     if not target.startswith("/") or target.startswith("//") or "\\" in target:
@@ -87,6 +89,11 @@ def back_to(form, default: str = "/") -> str:
 
 def error_page(request: Request, status: int, message: str) -> HTMLResponse:
     return render(request, "error.html", status=status, status_code=status, message=message)
+
+
+def error_response(request: Request, error: ReaderError) -> Response:
+    """The one place a ReaderError becomes a page."""
+    return error_page(request, error.status, error.message)
 
 
 async def browse(request: Request) -> Response:
@@ -103,18 +110,24 @@ async def browse(request: Request) -> Response:
         offset = int(params["offset"]) if params.get("offset") else 0
     except ValueError:
         return error_page(request, 400, "before, feed and offset must be numbers")
-    # beyond SQLite's integer range the query would raise OverflowError (a 500)
     if any(n is not None and not 0 <= n <= MAX_ID for n in (before, feed_id)):
         return error_page(request, 400, "before and feed must be article and feed ids")
     if not 0 <= offset <= SEARCH_MAX_OFFSET:
         return error_page(request, 400, f"offset must be between 0 and {SEARCH_MAX_OFFSET}")
     size = reader.settings.page_size
     message = None
+    articles: list[Article] = []
     if text:
-        articles, message = await _search(request, reader, text, offset, size)
+        try:
+            articles = await reader.search(text, limit=size + 1, offset=offset)
+        except Invalid as exc:
+            message = exc.message[:1].upper() + exc.message[1:] + "."
+        else:
+            if not articles and offset == 0:
+                message = f"No articles match “{text}”."
     else:
-        articles = await reader.store.list_articles(state=state, feed_id=feed_id, before=before, unread=unread,
-                                                    starred=starred, limit=size + 1)
+        articles = await reader.articles(state=state, feed_id=feed_id, before=before, unread=unread,
+                                         starred=starred, limit=size + 1)
     more = len(articles) > size
     articles = articles[:size]
     next_page = None
@@ -123,26 +136,22 @@ async def browse(request: Request) -> Response:
     elif more:
         query = {k: v for k, v in (("state", state), ("feed", feed_id), ("unread", unread and 1),
                                    ("starred", starred and 1)) if v}
-        next_page = "/?" + urlencode({**query, "before": articles[-1]["id"]})
-    feeds = await reader.store.list_feeds(counts=False)  # the filter needs names, not counts
-    await add_waits(reader, articles)
+        next_page = "/?" + urlencode({**query, "before": articles[-1].id})
+    feeds = await reader.feeds(counts=False)  # the filter needs names, not counts
     return render(
-        request, "browse.html", articles=articles, next_page=next_page, active=_pending(articles), state=state, feed_id=feed_id,
-        unread=unread, starred=starred, query=text, message=message, offset=offset,
+        request, "browse.html", articles=articles, next_page=next_page, active=_pending(articles), state=state,
+        feed_id=feed_id, unread=unread, starred=starred, query=text, message=message, offset=offset,
         feeds=feeds, states=STATES, here=request.url.path + ("?" + request.url.query if request.url.query else ""),
     )
 
 
-def _pending(articles) -> bool:
-    return any(a["state"] in ("queued", "cleaning") for a in articles)
+def _pending(articles: list[Article]) -> bool:
+    return any(a.state in ("queued", "cleaning") for a in articles)
 
 
 async def card(request: Request) -> Response:
-    reader = reader_of(request)
-    article = await reader.store.get_article(request.path_params["id"])
-    if article is None:
-        return error_page(request, 404, "no such article")
-    return render(request, "_card.html", article=(await add_waits(reader, [article]))[0])
+    article = await reader_of(request).article(request.path_params["id"])
+    return render(request, "_card.html", article=article)
 
 
 async def live(request: Request) -> Response:
@@ -153,40 +162,30 @@ async def live(request: Request) -> Response:
         ids = [int(i) for i in request.query_params.getlist("id")][:500]
     except ValueError:
         return error_page(request, 400, "id must be a number")
-    articles = await add_waits(reader, await reader.store.list_articles(ids=ids, limit=500)) if ids else []
+    articles = await reader.articles(ids=ids, limit=500) if ids else []
     return render(request, "_live_update.html", articles=articles, active=_pending(articles))
 
 
-async def _card_or_back(request: Request, article_id: int, form) -> Response:
+async def _card_or_back(request: Request, article: Article, form: FormData) -> Response:
     """After a tap: the new card for htmx (and the poller switched on, out of band, so the
     card keeps moving), or back where the person was without JavaScript."""
     if is_htmx(request):
-        reader = reader_of(request)
-        article = (await add_waits(reader, [await reader.store.get_article(article_id)]))[0]
         return render(request, "_card_update.html", article=article, active=_pending([article]),
                       here=back_to(form))
     return RedirectResponse(back_to(form), status_code=303)
 
 
-async def queue_tap(request: Request) -> Response:
+async def queue(request: Request) -> Response:
     form = await checked_form(request)
     lane = str(form.get("lane") or "normal")
-    article_id = request.path_params["id"]
-    try:
-        await tap(reader_of(request), article_id, lane if lane in LANES else "normal")
-    except ApiError as exc:
-        return error_page(request, exc.status, exc.message)
-    return await _card_or_back(request, article_id, form)
+    article = await reader_of(request).queue(request.path_params["id"], lane if lane in LANES else "normal")
+    return await _card_or_back(request, article, form)
 
 
-async def unqueue_tap(request: Request) -> Response:
+async def unqueue(request: Request) -> Response:
     form = await checked_form(request)
-    article_id = request.path_params["id"]
-    try:
-        await untap(reader_of(request), article_id)
-    except ApiError as exc:
-        return error_page(request, exc.status, exc.message)
-    return await _card_or_back(request, article_id, form)
+    article = await reader_of(request).unqueue(request.path_params["id"])
+    return await _card_or_back(request, article, form)
 
 
 async def read(request: Request) -> Response:
@@ -196,11 +195,9 @@ async def read(request: Request) -> Response:
     reader = reader_of(request)
     article_id = request.path_params["id"]
     article, content, error = await _reading_state(request, article_id, reader.settings.open_wait)
-    if article is None:
-        return error_page(request, 404, "no such article")
-    if article["read_at"] is None:  # opening marks it read; later opens write nothing
+    if article.read_at is None:  # opening marks it read; later opens write nothing
         await reader.store.mark_read(article_id)
-        article["read_at"] = time.time()
+        article.read_at = time.time()
     if content is not None and error is None:
         return _ready_page(request, article, content)
     return render(request, "article.html", article=article, content=content, error=error)
@@ -214,15 +211,15 @@ _BOOT = secrets.token_hex(4)
 PAGE_CACHE_SIZE = 32
 
 
-def page_version(article: dict, content: dict, csrf: str) -> str:
+def page_version(article: Article, content: Content, csrf: str) -> str:
     """Everything a ready article's page is rendered from, hashed. Python's own hash is
     enough (a version lives no longer than this process: _BOOT) and costs a tenth of a
     repr() and blake2b of the same fields."""
-    fields = (tuple(article.items()), content["cleaned_at"], len(content["html"]), csrf)
+    fields = (tuple(vars(article).items()), content.cleaned_at, len(content.html), csrf)
     return f"{_BOOT}-{hash(fields) & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
-def _ready_page(request: Request, article: dict, content: dict) -> Response:
+def _ready_page(request: Request, article: Article, content: Content) -> Response:
     csrf = request.scope.get("reader.csrf", "")
     version = page_version(article, content, csrf)
     # The browser may keep a ready page but must ask before showing it again (no-cache, not
@@ -254,9 +251,9 @@ def _etags(header: str) -> list[str]:
 async def queue_page(request: Request) -> Response:
     """The whole line in service order: what is being cleaned, then what waits."""
     reader = reader_of(request)
-    articles = await add_waits(reader, await reader.store.line())
+    articles = await reader.line()
     return render(request, "queue.html", articles=articles, active=_pending(articles), here="/queue",
-                  capacity=await reader.store.capacity(), lead=describe_wait(reader.settings.next_lead))
+                  capacity=await reader.capacity(), lead=describe_wait(reader.settings.next_lead))
 
 
 async def feeds_page(request: Request) -> Response:
@@ -267,38 +264,43 @@ async def feeds_page(request: Request) -> Response:
 
 async def subscribe(request: Request) -> Response:
     """Subscribe by a feed's URL or by a site's URL (its feed is discovered)."""
-    reader = reader_of(request)
     form = await checked_form(request)
+    given = form.get("url")
     try:
-        url = valid_url(form.get("url"))
-    except ApiError as exc:
-        return await _feeds_page(request, status=422, message=exc.message, url=form.get("url") or "")
-    try:
-        await subscribe_with(reader, url)
-    except NoFeedFound as exc:
-        return await _feeds_page(request, status=422, message=str(exc), url=url)
+        await reader_of(request).subscribe(given)
+    except Invalid as exc:
+        return await _feeds_page(request, status=422, message=exc.message,
+                                 url=given.strip() if isinstance(given, str) else "")
     return RedirectResponse("/feeds", status_code=303)
 
 
 async def unsubscribe(request: Request) -> Response:
     await checked_form(request)
-    await reader_of(request).store.delete_feed(request.path_params["id"])
+    try:
+        await reader_of(request).unsubscribe(request.path_params["id"])
+    except NotFound:
+        pass  # gone already: the feeds page shows what is left
     return RedirectResponse("/feeds", status_code=303)
 
 
 async def refresh_now(request: Request) -> Response:
     reader = reader_of(request)
     form = await checked_form(request)
-    feeds = await reader.store.list_feeds()
-    if form.get("feed"):
-        feeds = [f for f in feeds if str(f["id"]) == str(form.get("feed"))]
-    await reader.refresh(feeds)
+    feed = form.get("feed")
+    if feed:
+        try:
+            feed_id = parse_int(feed if isinstance(feed, str) else None, "feed")
+        except Invalid:
+            feed_id = None
+        await reader.refresh_ids([feed_id] if feed_id is not None else [])
+    else:
+        await reader.refresh()
     return RedirectResponse(back_to(form), status_code=303)
 
 
 async def stats_page(request: Request) -> Response:
     reader = reader_of(request)
-    return render(request, "stats.html", stats=await reader.store.stats(), runs=(await reader.store.runs())[-20:][::-1])
+    return render(request, "stats.html", stats=await reader.stats(), runs=(await reader.runs(limit=20))[::-1])
 
 
 async def login_page(request: Request) -> Response:
@@ -310,7 +312,7 @@ async def login(request: Request) -> Response:
     password = reader_of(request).settings.password
     form = await checked_form(request)
     given = str(form.get("password") or "")
-    if not password or not hmac.compare_digest(given.encode(), password.encode()):
+    if not password or not hmac.compare_digest(given.encode("utf-8", "replace"), password.encode()):
         return render(request, "login.html", status=401, next=back_to(form), message="wrong password")
     response = RedirectResponse(back_to(form), status_code=303)
     response.set_cookie(SESSION_COOKIE, start_session(request), httponly=True, samesite="lax",
@@ -326,57 +328,31 @@ async def logout(request: Request) -> Response:
     return response
 
 
-routes = [
-    Route("/login", login_page, methods=["GET"]),
-    Route("/login", login, methods=["POST"]),
-    Route("/logout", logout, methods=["POST"]),
-    Route("/", browse, methods=["GET"]),
-    Route("/articles/{id:rowid}", read, methods=["GET"]),
-    Route("/articles/{id:rowid}/card", card, methods=["GET"]),
-    Route("/articles/{id:rowid}/queue", queue_tap, methods=["POST"]),
-    Route("/articles/{id:rowid}/unqueue", unqueue_tap, methods=["POST"]),
-    Route("/live", live, methods=["GET"]),
-    Route("/queue", queue_page, methods=["GET"]),
-    Route("/feeds", feeds_page, methods=["GET"]),
-    Route("/feeds", subscribe, methods=["POST"]),
-    Route("/feeds/{id:rowid}/delete", unsubscribe, methods=["POST"]),
-    Route("/refresh", refresh_now, methods=["POST"]),
-    Route("/stats", stats_page, methods=["GET"]),
-]
-
-
-# -- the reading side: read/unread and star, search, the reader view's live body -------
-
-_MARKED = re.compile("\x02(.*?)\x03", re.S)
-
-
-def _highlight(snippet: str | None) -> Markup:
-    """A search snippet as HTML: the text escaped first, then each \\x02 … \\x03 match
-    (control characters, never markup) turned into <mark> … </mark>."""
-    text = str(escape(snippet or ""))
-    marked = _MARKED.sub(r"<mark>\1</mark>", text)
-    return Markup(marked.replace("\x02", "").replace("\x03", ""))
-
-
 def _host(url: str | None) -> str:
-    return urlsplit(url or "").hostname or ""
+    try:
+        return urlsplit(url or "").hostname or ""
+    except ValueError:
+        return ""
 
 
-env.filters.update(highlight=_highlight, host=_host)
-
-SEARCH_MAX_OFFSET = 10_000
+env.filters.update(highlight=snippet_html, host=_host)
 
 
-def _truthy(value) -> bool:
-    return str(value or "").lower() in ("1", "true", "on", "yes")
+def _truthy(value: str | None) -> bool:
+    """A filter or toggle in a page's form or link: anything but a clear yes is no (a
+    link is never refused for how it spells a filter)."""
+    try:
+        return parse_bool(value, "value")
+    except Invalid:
+        return False
 
 
-def _opener(request: Request, article_id: int) -> asyncio.Task:
+def _opener(request: Request, article_id: int) -> asyncio.Task[dict[str, Any]]:
     """The one task per article that waits for the direct lane (`cleaner.open`, which
     starts or joins the extraction and is shielded: abandoning this wait never cancels the
     work). Kept here, a strong reference, so concurrent opens and the page's poll share it."""
     state = request.app.state
-    openers = getattr(state, "openers", None)
+    openers: dict[int, asyncio.Task[dict[str, Any]]] | None = getattr(state, "openers", None)
     if openers is None:
         openers = state.openers = {}
     task = openers.get(article_id)
@@ -384,7 +360,7 @@ def _opener(request: Request, article_id: int) -> asyncio.Task:
         task = asyncio.create_task(reader_of(request).cleaner.open(article_id), name=f"open-{article_id}")
         openers[article_id] = task
 
-        def forget(t: asyncio.Task, key: int = article_id) -> None:
+        def forget(t: asyncio.Task[dict[str, Any]], key: int = article_id) -> None:
             if openers.get(key) is t:
                 del openers[key]
             if not t.cancelled():
@@ -394,49 +370,42 @@ def _opener(request: Request, article_id: int) -> asyncio.Task:
     return task
 
 
-async def _text_within(request: Request, article_id: int, wait: float):
+async def _text_within(request: Request, article_id: int, wait: float) -> tuple[Content | None, str | None]:
     """(content, error) if the text (or a failure) arrives within `wait` seconds, else
-    (None, None) with the work still going. Raises UnknownArticle."""
+    (None, None) with the work still going. Raises NotFound."""
     task = _opener(request, article_id)
     if not task.done():
         await asyncio.wait({task}, timeout=max(0.0, wait))
     if not task.done():
         return None, None
     try:
-        return task.result(), None
+        return Content.from_row(task.result()), None
     except ArticleFailed as exc:
         return None, str(exc)
+    except UnknownArticle:
+        raise NotFound("no such article") from None
 
 
-async def _reading_state(request: Request, article_id: int, wait: float):
+async def _reading_state(request: Request, article_id: int, wait: float) -> tuple[Article, Content | None, str | None]:
     """The article, its content, and why it failed: the content now if it is cached; else
-    the extraction started or joined and waited for up to `wait` seconds."""
+    the extraction started or joined and waited for up to `wait` seconds. Raises NotFound."""
     reader = reader_of(request)
-    article, content = await reader.store.reading(article_id)
-    if article is None:
-        return None, None, None
+    article, content = await reader.reading(article_id)
     error = None
-    if content is None and article["state"] == "failed":
-        error = article["error"]  # a retry is a tap, not a side effect of opening
+    if content is None and article.state == "failed":
+        error = article.error  # a retry is a tap, not a side effect of opening
     elif content is None:
-        try:
-            content, error = await _text_within(request, article_id, wait)
-        except UnknownArticle:
-            return None, None, None
-        fresh = await reader.store.get_article(article_id)
-        if fresh is None:
-            return None, None, None
-        article = {**article, **fresh}
+        content, error = await _text_within(request, article_id, wait)
+        fresh = await reader.article(article_id)
+        fresh.read_at = fresh.read_at or article.read_at
+        article = fresh
     return article, content, error
 
 
 async def reading_body(request: Request) -> Response:
     """The reader view's body alone: the page polls it while the article is being
     cleaned, and it stops polling (no hx-trigger) once the text or a failure is there."""
-    article_id = request.path_params["id"]
-    article, content, error = await _reading_state(request, article_id, 0.0)
-    if article is None:
-        return error_page(request, 404, "no such article")
+    article, content, error = await _reading_state(request, request.path_params["id"], 0.0)
     return render(request, "_reading_body.html", article=article, content=content, error=error,
                   live=is_htmx(request))
 
@@ -446,47 +415,23 @@ async def _toggle(request: Request, field: str) -> Response:
     reader view's tools); without JavaScript, a 303 back where the person was."""
     form = await checked_form(request)
     reader = reader_of(request)
-    article_id = request.path_params["id"]
-    on = _truthy(form.get("value"))
-    change = reader.store.mark_read if field == "read" else reader.store.star
-    if not await change(article_id, on):
-        return error_page(request, 404, "no such article")
+    on = _truthy(str(form.get("value") or ""))
+    change = reader.mark_read if field == "read" else reader.star
+    article = await change(request.path_params["id"], on)
     if is_htmx(request) and form.get("view") == "article":
-        article = await reader.store.get_article(article_id)
         return render(request, "_reading_tools.html", article=article)
-    return await _card_or_back(request, article_id, form)
+    return await _card_or_back(request, article, form)
 
 
-async def mark_read_tap(request: Request) -> Response:
+async def mark_read(request: Request) -> Response:
     return await _toggle(request, "read")
 
 
-async def star_tap(request: Request) -> Response:
+async def star(request: Request) -> Response:
     return await _toggle(request, "star")
 
 
-async def _search(request: Request, reader, text: str, offset: int, size: int):
-    """(results, message) for what a person typed: never an FTS syntax error."""
-    query = fts_query(text)
-    if not query:
-        return [], f"Nothing to search for in “{text}”: type a word or a \"quoted phrase\"."
-    try:
-        found = await reader.store.search(query, limit=size + 1, offset=offset)
-    except sqlite3.OperationalError:  # fts_query leaves no syntax; this is a last resort
-        return [], f"Could not search for “{text}”: try plain words."
-    if not found and offset == 0:
-        return [], f"No articles match “{text}”."
-    return found, None
-
-
-routes += [
-    Route("/articles/{id:rowid}/body", reading_body, methods=["GET"]),
-    Route("/articles/{id:rowid}/read", mark_read_tap, methods=["POST"]),
-    Route("/articles/{id:rowid}/star", star_tap, methods=["POST"]),
-]
-
-
-# -- the library: feeds page, OPML, saving links (reader/discover.py, reader/opml.py) ----------
+# -- the library: feeds page, OPML, saving links ------------------------------------------
 
 # More new feeds than this in one OPML upload are left to the background refresher
 # instead of being fetched while the person waits for the page.
@@ -509,7 +454,7 @@ def bookmarklet(request: Request) -> str:
             + "+encodeURIComponent(location.href)+'&title='+encodeURIComponent(document.title);})()")
 
 
-def _import_notice(query, refresher_on: bool) -> str | None:
+def _import_notice(query: QueryParams, refresher_on: bool) -> str | None:
     """The result of an OPML import, rebuilt from numbers only (never text from the URL)."""
     try:
         added, existing, skipped, waiting = (int(query.get(k, "")) for k in
@@ -526,20 +471,19 @@ def _import_notice(query, refresher_on: bool) -> str | None:
     return notice
 
 
-async def _feeds_page(request: Request, status: int = 200, **context) -> Response:
+async def _feeds_page(request: Request, status: int = 200, **context: Any) -> Response:
     reader = reader_of(request)
     context.setdefault("notice", None)
-    return render(request, "feeds.html", status=status, feeds=await reader.store.list_feeds(),
+    return render(request, "feeds.html", status=status, feeds=await reader.feeds(),
                   bookmarklet=bookmarklet(request), **context)
 
 
 async def rename_feed(request: Request) -> Response:
     form = await checked_form(request)
-    title = plain_text(str(form.get("title") or ""))[:500]
-    if not title:
-        return await _feeds_page(request, status=422, message="a feed's name cannot be empty")
-    if not await reader_of(request).store.rename_feed(request.path_params["id"], title):
-        return error_page(request, 404, "no such feed")
+    try:
+        await reader_of(request).rename_feed(request.path_params["id"], str(form.get("title") or ""))
+    except Invalid as exc:
+        return await _feeds_page(request, status=422, message=exc.message)
     return RedirectResponse("/feeds", status_code=303)
 
 
@@ -547,8 +491,6 @@ async def import_opml_form(request: Request) -> Response:
     """An OPML upload: subscribe to every feed in it; fetch the new ones now only if there
     are a few, otherwise leave them to the background refresher (feeds_due picks up
     feeds never refreshed) so the page answers at once."""
-    from .opml import OpmlError, import_opml
-
     reader = reader_of(request)
     form = await checked_form(request)
     upload = form.get("opml")
@@ -563,13 +505,12 @@ async def import_opml_form(request: Request) -> Response:
     if len(data) > limit:
         return await _feeds_page(request, status=422, message=f"the file is larger than {limit:,} bytes")
     try:
-        result = await import_opml(reader.store, data)
-    except OpmlError as exc:
-        return await _feeds_page(request, status=422, message=f"{upload.filename or 'the file'}: {exc}")
+        result = await reader.import_opml(data, upload.filename or "the file")
+    except Invalid as exc:
+        return await _feeds_page(request, status=422, message=exc.message)
     waiting = 0
     if len(result.added) <= IMPORT_REFRESH_LIMIT:
-        feeds = [f for f in await reader.store.list_feeds(counts=False) if f["id"] in set(result.added)]
-        await reader.refresh(feeds)
+        await reader.refresh_ids(result.added)
     else:
         waiting = len(result.added)
     query = urlencode({"imported": len(result.added), "existing": result.existing,
@@ -578,9 +519,7 @@ async def import_opml_form(request: Request) -> Response:
 
 
 async def export_opml_file(request: Request) -> Response:
-    from .opml import export_opml
-
-    body = await export_opml(reader_of(request).store)
+    body = await reader_of(request).export_opml()
     return Response(body, media_type="text/x-opml; charset=utf-8",
                     headers={"content-disposition": 'attachment; filename="reader-feeds.opml"'})
 
@@ -593,8 +532,8 @@ async def save_page(request: Request) -> Response:
     message = None
     if url:
         try:
-            valid_url(url)
-        except ApiError as exc:
+            check_url(url)
+        except Invalid as exc:
             message = exc.message
     return render(request, "save.html", status=422 if message else 200, url=url, title=title, message=message)
 
@@ -604,27 +543,43 @@ async def save_link(request: Request) -> Response:
     is queued or fetched until the person taps it."""
     reader = reader_of(request)
     form = await checked_form(request)
-    title = plain_text(str(form.get("title") or ""))[:500] or None
+    title = str(form.get("title") or "")
     try:
-        url = valid_url(form.get("url"))
-    except ApiError as exc:
+        saved, created = await reader.save(form.get("url"), title)
+    except Invalid as exc:
         if form.get("next"):
             return error_page(request, 422, exc.message)
-        return render(request, "save.html", status=422, url=str(form.get("url") or ""), title=title or "",
+        return render(request, "save.html", status=422, url=str(form.get("url") or ""), title=title[:500],
                       message=exc.message)
-    article_id, created = await reader.store.save_link(url, title)
     if form.get("next"):
         return RedirectResponse(back_to(form), status_code=303)
-    return render(request, "save.html", saved=await reader.store.get_article(article_id), created=created,
-                  url=url, title=title or "")
+    return render(request, "save.html", saved=saved, created=created, url=saved.url, title=title[:500])
 
 
-routes += [
+routes = [
+    Route("/login", login_page, methods=["GET"]),
+    Route("/login", login, methods=["POST"]),
+    Route("/logout", logout, methods=["POST"]),
+    Route("/", browse, methods=["GET"]),
+    Route("/articles/{id:rowid}", read, methods=["GET"]),
+    Route("/articles/{id:rowid}/card", card, methods=["GET"]),
+    Route("/articles/{id:rowid}/body", reading_body, methods=["GET"]),
+    Route("/articles/{id:rowid}/queue", queue, methods=["POST"]),
+    Route("/articles/{id:rowid}/unqueue", unqueue, methods=["POST"]),
+    Route("/articles/{id:rowid}/read", mark_read, methods=["POST"]),
+    Route("/articles/{id:rowid}/star", star, methods=["POST"]),
+    Route("/live", live, methods=["GET"]),
+    Route("/queue", queue_page, methods=["GET"]),
+    Route("/feeds", feeds_page, methods=["GET"]),
+    Route("/feeds", subscribe, methods=["POST"]),
+    Route("/feeds/{id:rowid}/delete", unsubscribe, methods=["POST"]),
     Route("/feeds/{id:rowid}/rename", rename_feed, methods=["POST"]),
     Route("/feeds/import", import_opml_form, methods=["POST"]),
     Route("/feeds.opml", export_opml_file, methods=["GET"]),
+    Route("/refresh", refresh_now, methods=["POST"]),
     Route("/save", save_page, methods=["GET"]),
     Route("/save", save_link, methods=["POST"]),
+    Route("/stats", stats_page, methods=["GET"]),
 ]
 
 

@@ -56,7 +56,7 @@ async def test_fifty_opens_a_worker_and_a_worker_process_race_and_extract_once(s
             assert "marker-contested" in bodies[0]["text"]
             # The line is served after the race (a later tap is cleaned), and still nobody
             # extracted the contested article a second time.
-            await reader.store.enqueue(ids["sentinel"])
+            await reader.store.queue(ids["sentinel"])
             await wait_for(lambda: reader.store.get_content(ids["sentinel"]), timeout=30)
         runs = await _runs(reader.store, article_id)
     assert [r["outcome"] for r in runs] == ["cached"]
@@ -132,7 +132,7 @@ async def test_a_dead_holders_claim_on_a_queued_article_passes_to_the_worker_aft
         ids = await _subscribe(reader, pages, ["queued-orphan"])
         article_id = ids["queued-orphan"]
         assert await reader.store.claim(article_id, "crashed-process", ttl=0.6)
-        await reader.store.enqueue(article_id)
+        await reader.store.queue(article_id)
         reader.worker.wake()
         assert (await reader.store.get_article(article_id))["state"] == "cleaning"
         await wait_for(lambda: reader.store.get_content(article_id), timeout=10)
@@ -179,7 +179,7 @@ async def test_a_worker_process_killed_mid_extraction_is_cleaned_exactly_once_mo
         ids = await _subscribe(reader, pages, ["killed"], gate=gate)
         article_id = ids["killed"]
         with worker_process(settings, ttl=1.0) as proc:
-            await reader.store.enqueue(article_id)
+            await reader.store.queue(article_id)
             await wait_for(lambda: pages.hits["/killed.html"] == 1, timeout=20)
             proc.kill()  # SIGKILL: no cleanup, the claim stays behind
             proc.wait()
@@ -222,7 +222,7 @@ async def test_many_tasks_in_many_processes_take_each_queued_item_exactly_once(s
                       "author": None, "published": float(i)} for i in range(300)],
         )
         for article in sorted(await store.list_articles(limit=300), key=lambda a: a["id"]):
-            await store.enqueue(article["id"])
+            await store.queue(article["id"])
     procs = [await asyncio.create_subprocess_exec(sys.executable, "-c", TAKER, str(settings.db), "50")
              for _ in range(2)]
     assert [await p.wait() for p in procs] == [0, 0]

@@ -35,9 +35,9 @@ async def test_positions_reported_equal_the_order_workers_serve_with_both_lanes_
     async with running(settings, worker=False) as reader:
         ids = await _articles(reader, pages, 12)
         for i, article_id in enumerate(ids):
-            await reader.store.enqueue(article_id, "next" if i % 3 == 2 else "normal", next_lead=600)
-        await reader.store.enqueue(ids[0], "next", next_lead=600)  # moving lanes is a tap too
-        line = await reader.store.queue()
+            await reader.store.queue(article_id, "next" if i % 3 == 2 else "normal", next_lead=600)
+        await reader.store.queue(ids[0], "next", next_lead=600)  # moving lanes is a tap too
+        line = await reader.store.waiting()
         reported = [item["article_id"] for item in sorted(line, key=lambda item: item["position"])]
         one_by_one = {a: (await reader.store.get_article(a))["position"] for a in ids}
     assert [one_by_one[a] for a in reported] == list(range(1, 13))
@@ -61,12 +61,12 @@ async def test_a_stream_of_read_next_taps_cannot_starve_the_normal_lane(settings
         tapped: dict[int, float] = {}
         for article_id in normal:
             tapped[article_id] = time.time()
-            await reader.store.enqueue(article_id, "normal", next_lead=lead)
+            await reader.store.queue(article_id, "normal", next_lead=lead)
         reader.worker.wake()
         for article_id in nexts:  # a read-next tap every 50 ms while the normal taps wait
             await asyncio.sleep(0.05)
             tapped[article_id] = time.time()
-            await reader.store.enqueue(article_id, "next", next_lead=lead)
+            await reader.store.queue(article_id, "next", next_lead=lead)
             reader.worker.wake()
         await wait_for(lambda: _drained(reader, 40), timeout=60)
         started = {r["article_id"]: r["started_at"] for r in await reader.store.runs()}
@@ -85,10 +85,10 @@ async def test_unqueueing_an_article_being_cleaned_finishes_and_keeps_the_work(s
     gate = threading.Event()
     async with running(settings) as reader:
         [article_id] = await _articles(reader, pages, 1, gate=gate)
-        await reader.store.enqueue(article_id)
+        await reader.store.queue(article_id)
         reader.worker.wake()
         await wait_for(lambda: pages.hits["/p0.html"] == 1)
-        assert await reader.store.dequeue(article_id)
+        assert await reader.store.unqueue(article_id)
         assert (await reader.store.get_article(article_id))["state"] == "cleaning"
         gate.set()
         await wait_for(lambda: reader.store.get_content(article_id))
@@ -102,8 +102,8 @@ async def test_three_worker_processes_and_the_app_worker_drain_sixty_slow_pages_
     async with running(settings, worker=False) as reader:
         ids = await _articles(reader, pages, 60, delay=0.3)
         for i, article_id in enumerate(ids):
-            await reader.store.enqueue(article_id, "next" if i % 10 == 0 else "normal", next_lead=600)
-        order = [item["article_id"] for item in await reader.store.queue()]
+            await reader.store.queue(article_id, "next" if i % 10 == 0 else "normal", next_lead=600)
+        order = [item["article_id"] for item in await reader.store.waiting()]
     with worker_process(settings), worker_process(settings), worker_process(settings):
         async with running(settings) as reader:
             await wait_for(lambda: _drained(reader, 60), timeout=120)

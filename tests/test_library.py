@@ -240,7 +240,7 @@ async def test_saving_from_the_cli_twice_is_one_article(settings, pages):
     async with await Store.open(settings.db) as store:
         [article] = await store.list_articles()
         assert (article["url"], article["title"], article["feed_id"]) == (url, "From the shell", None)
-        assert await store.queue() == []
+        assert await store.waiting() == []
     assert pages.hits["/cli-saved.html"] == 0
 
 

@@ -84,7 +84,7 @@ async def test_the_server_killed_mid_extraction_loses_no_tap_and_cleans_once_mor
         server.stop(signal.SIGKILL)  # no cleanup: the claim and the queue stay as they were
     gate.set()
     async with await Store.open(settings.db) as store:
-        assert [a["article_id"] for a in await store.queue()] == [ids["second"]]
+        assert [a["article_id"] for a in await store.waiting()] == [ids["second"]]
         assert (await store.get_article(ids["first"]))["state"] in ("cleaning", "queued")
 
     restarted = await Serve(settings).ready()  # the claim expires and the worker takes over
@@ -108,7 +108,7 @@ async def test_sigterm_lets_an_extraction_in_progress_finish_and_keeps_it(settin
     ids = await _library(settings, pages, ["finishing"], gate=gate)
     with worker_process(settings) as proc:
         async with await Store.open(settings.db) as store:
-            await store.enqueue(ids["finishing"])
+            await store.queue(ids["finishing"])
         await wait_for(lambda: pages.hits["/finishing.html"] == 1, timeout=20)
         proc.send_signal(signal.SIGTERM)
         await wait_for(lambda: any("letting extractions in progress finish" in line for line in proc.lines))
@@ -129,7 +129,7 @@ async def test_shutdown_past_the_grace_period_hands_the_claim_back_for_the_next_
     ids = await _library(settings, pages, ["stuck"], gate=gate)
     settings = settings.replace(claim_ttl=600.0)  # only an explicit release can free it soon
     async with await Store.open(settings.db) as store:
-        await store.enqueue(ids["stuck"])
+        await store.queue(ids["stuck"])
     with worker_process(settings, ttl=600.0, READER_SHUTDOWN_GRACE="1") as proc:
         await wait_for(lambda: pages.hits["/stuck.html"] == 1, timeout=20)
         started = time.monotonic()
@@ -140,7 +140,7 @@ async def test_shutdown_past_the_grace_period_hands_the_claim_back_for_the_next_
     gate.set()
     async with await Store.open(settings.db) as store:
         assert await store.claim_holder(ids["stuck"]) is None  # handed back, not left to expire
-        assert [a["article_id"] for a in await store.queue()] == [ids["stuck"]]  # the tap is kept
+        assert [a["article_id"] for a in await store.waiting()] == [ids["stuck"]]  # the tap is kept
     async with running(settings) as reader:  # the next start takes it at once
         await wait_for(lambda: reader.store.get_content(ids["stuck"]), timeout=20)
         runs = await reader.store.runs(ids["stuck"])

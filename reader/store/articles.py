@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .base import _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _STATE, _WAITING, StoreBase
+from .base import _ARTICLE_BASE_COLUMNS, _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _STATE, StoreBase
 
 
 # How many of the most recently added matches a search ranks by relevance (bm25); older
@@ -23,8 +23,6 @@ class ArticleStore(StoreBase):
             f"SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS} WHERE a.id = :id",
             {"id": article_id, "now": now},
         )
-        if article is not None:
-            article["position"] = await self._position(article, now)
         return article
 
     async def reading(self, article_id: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -47,7 +45,6 @@ class ArticleStore(StoreBase):
             content = None
         else:
             content["article_id"] = article_id
-        article["position"] = await self._position(article, now)
         return article, content
 
     async def list_articles(
@@ -89,38 +86,29 @@ class ArticleStore(StoreBase):
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY a.sort_at DESC, a.id DESC LIMIT :limit"
-        return await self._with_positions(await self._all(sql, params), now)
+        return await self._all(sql, params)
 
     async def line(self) -> list[dict[str, Any]]:
         """Every queued article in service order: those being cleaned first, then the
-        waiting ones in the order the workers will take them."""
+        waiting ones in the order the workers will take them. Positions are counted
+        from this one statement's rows (a count per row would cost the square of the line)."""
         now = time.time()
         articles = await self._all(
             f"""
-            SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}
+            SELECT {_ARTICLE_BASE_COLUMNS} FROM {_ARTICLE_JOINS}
             WHERE q.seq IS NOT NULL AND c.article_id IS NULL
             ORDER BY coalesce(cl.expires_at > :now, 0) DESC, q.due_at, q.seq
             """,
             {"now": now},
         )
-        return await self._with_positions(articles, now)
-
-    async def _with_positions(self, articles: list[dict[str, Any]], now: float) -> list[dict[str, Any]]:
-        positions = {}
-        if any(a["state"] == "queued" for a in articles):
-            positions = {row["article_id"]: row["position"] for row in await self.queue(now)}
-        for a in articles:
-            a["position"] = positions.get(a["id"])
+        position = 0
+        for article in articles:
+            if article["state"] == "queued":
+                position += 1
+                article["position"] = position
+            else:
+                article["position"] = None
         return articles
-
-    async def _position(self, article: dict[str, Any], now: float) -> int | None:
-        if article["state"] != "queued":
-            return None
-        row = await self._one(
-            f"SELECT count(*) AS ahead FROM queue q WHERE (q.due_at, q.seq) < (:due, :seq) AND {_WAITING}",
-            {"due": article["due_at"], "seq": article["queue_seq"], "now": now},
-        )
-        return row["ahead"] + 1
 
     async def mark_read(self, article_id: int, read: bool = True) -> bool:
         async with self._transaction() as db:
@@ -198,4 +186,4 @@ class ArticleStore(StoreBase):
             """,
             {"query": query, "now": now, "limit": limit, "offset": offset, "ranked": ranked},
         )
-        return await self._with_positions(articles, now)
+        return articles

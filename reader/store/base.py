@@ -41,12 +41,23 @@ CASE
 END
 """
 
-_ARTICLE_COLUMNS = f"""
+# An article's place in the line, read in the same statement as its state: read apart,
+# a take committed between the two made a queued article's position None (a 500).
+_POSITION = f"""
+CASE WHEN ({_STATE}) = 'queued' THEN (
+    SELECT count(*) FROM queue q2
+    WHERE (q2.due_at, q2.seq) <= (q.due_at, q.seq)
+    AND NOT EXISTS (SELECT 1 FROM claims cl2 WHERE cl2.article_id = q2.article_id AND cl2.expires_at > :now)
+) END
+"""
+
+_ARTICLE_BASE_COLUMNS = f"""
     a.id, a.feed_id, a.guid, a.url, a.title, a.summary, a.author, a.published, a.sort_at,
     a.added_at, a.error, a.failed_at, a.read_at, a.starred_at, a.summary_text,
     f.title AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
     {_STATE} AS state
 """
+_ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION} AS position"
 
 _ARTICLE_LEFT_JOINS = """
     LEFT JOIN feeds f ON f.id = a.feed_id

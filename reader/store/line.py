@@ -15,7 +15,7 @@ class LineStore(StoreBase):
 
     # -- the queue: filled only by taps ------------------------------------------
 
-    async def enqueue(self, article_id: int, lane: str = "normal", next_lead: float = 600.0) -> bool:
+    async def queue(self, article_id: int, lane: str = "normal", next_lead: float = 600.0) -> bool:
         """A person's tap. Returns False if the article does not exist. Tapping twice is
         harmless; an article already cleaned is not queued again; tapping a queued article
         with the other lane moves it (its tap time stays).
@@ -46,14 +46,14 @@ class LineStore(StoreBase):
             )
             return True
 
-    async def dequeue(self, article_id: int) -> bool:
+    async def unqueue(self, article_id: int) -> bool:
         """Take an article out of the line. One already being cleaned is finished and kept:
         that work was paid for."""
         async with self._transaction() as db:
             cur = await db.execute("DELETE FROM queue WHERE article_id = ?", (article_id,))
             return cur.rowcount > 0
 
-    async def queue(self, now: float | None = None) -> list[dict[str, Any]]:
+    async def waiting(self, now: float | None = None) -> list[dict[str, Any]]:
         """The line in service order, with positions; items being cleaned are not in line."""
         rows = await self._all(
             f"""

@@ -48,7 +48,7 @@ CREATE INDEX articles_by_sort ON articles (sort_at DESC, id DESC);
 CREATE INDEX articles_by_feed ON articles (feed_id, sort_at DESC, id DESC);
 
 -- Only the tap handlers insert here. Service order is (due_at, seq): due_at is the tap
--- time, moved earlier by the next-lane lead for "read next" taps (see Store.enqueue).
+-- time, moved earlier by the next-lane lead for "read next" taps (see Store.queue).
 CREATE TABLE queue (
     seq        INTEGER PRIMARY KEY AUTOINCREMENT,
     article_id INTEGER NOT NULL UNIQUE REFERENCES articles(id) ON DELETE CASCADE,

@@ -1,0 +1,88 @@
+"""The records the core hands to every interface: an article and a feed, with every
+field they can have declared here, so a page or a JSON answer never has to ask whether
+a key is there (`position`, `wait`, `capacity` and `snippet` are None when they do not
+apply)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Article:
+    id: int
+    feed_id: int | None
+    guid: str
+    url: str
+    title: str
+    summary: str
+    author: str | None
+    published: float | None
+    sort_at: float
+    added_at: float
+    error: str | None
+    failed_at: float | None
+    read_at: float | None
+    starred_at: float | None
+    summary_text: str
+    feed_title: str | None
+    queue_seq: int | None
+    due_at: float | None
+    lane: str | None
+    state: str  # one of store.STATES
+    position: int | None = None  # in the line, while queued
+    wait: float | None = None  # estimated seconds until ready, while queued (None: nothing honest to say)
+    capacity: int | None = None  # articles the live workers clean at once, while queued
+    snippet: str | None = None  # search results only: matches marked \x02 ... \x03
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Article:
+        return cls(**{f.name: row.get(f.name) for f in _ARTICLE_FIELDS})
+
+
+_ARTICLE_FIELDS = dataclasses.fields(Article)
+
+
+@dataclass
+class Feed:
+    id: int
+    url: str
+    title: str
+    site_url: str | None
+    etag: str | None
+    last_modified: str | None
+    added_at: float
+    refreshed_at: float | None
+    error: str | None
+    articles: int | None = None  # counted only when asked for
+    unread: int | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Feed:
+        return cls(**{f.name: row.get(f.name) for f in _FEED_FIELDS})
+
+
+_FEED_FIELDS = dataclasses.fields(Feed)
+
+
+@dataclass
+class Content:
+    """An article's cleaned text (sanitized HTML and plain text)."""
+
+    article_id: int
+    title: str | None
+    author: str | None
+    published: str | None
+    html: str
+    text: str
+    words: int
+    cleaned_at: float
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Content:
+        return cls(**{f.name: row.get(f.name) for f in _CONTENT_FIELDS})
+
+
+_CONTENT_FIELDS = dataclasses.fields(Content)

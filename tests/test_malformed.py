@@ -1,0 +1,152 @@
+"""Malformed input gets a clear answer and loses nothing: never a 500, never a traceback.
+
+URLs that break a parser further down (brackets that do not close, host labels IDNA
+cannot encode, lone surrogates, URLs pages long), JSON nested thousands deep, OPML in an
+encoding Python does not know: refused at the door with a 4xx on the web and one line
+and a non-zero status on the command line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from reader.errors import Invalid
+from reader.opml import OpmlError, parse_opml
+from reader.urls import check_url
+
+BAD_URLS = [
+    "http://[::1",
+    "http://xn--/",
+    "http://a..b/",
+    "http://" + "a" * 64 + ".example/",
+    "http://example.com/\ud800",
+    "http://example.com/" + "a" * 10_000,
+]
+
+NESTED = ("[" * 5000 + "]" * 5000).encode()
+BOGUS_OPML = (b'<?xml version="1.0" encoding="x-bogus"?>\n'
+              b'<opml version="2.0"><body><outline xmlUrl="http://example.com/feed"/></body></opml>')
+
+
+def json_bytes(value: object) -> bytes:
+    """JSON as a client may send it: a lone surrogate spelled as its \\u escape."""
+    return json.dumps(value, ensure_ascii=True).encode()
+
+
+@pytest.mark.parametrize("url", BAD_URLS)
+def test_the_url_check_refuses_what_would_break_a_parser_later(url):
+    with pytest.raises(Invalid) as caught:
+        check_url(url)
+    assert caught.value.status == 422 and caught.value.message
+
+
+@pytest.mark.parametrize("url", ["http://example.com/", "https://bücher.example/a?b=c", "http://[::1]:8000/x",
+                                 "HTTP://EXAMPLE.COM/", "http://my_host.example/", "http://xn--bcher-kva.example/"])
+def test_the_url_check_keeps_ordinary_urls(url):
+    assert check_url(f"  {url} ") == url
+
+
+@pytest.mark.parametrize("url", BAD_URLS)
+@pytest.mark.parametrize("path", ["/api/feeds", "/api/articles"])
+async def test_a_bad_url_through_the_api_is_a_422_with_the_reason(client, path, url):
+    response = await client.post(path, content=json_bytes({"url": url}),
+                                 headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert set(response.json()) == {"error"} and response.json()["error"]
+    assert (await client.get("/api/feeds")).json() == {"feeds": []}
+    assert (await client.get("/api/articles")).json() == {"items": []}
+
+
+@pytest.mark.parametrize("url", BAD_URLS[:4])
+async def test_a_bad_url_in_the_forms_is_a_422_page(client, url):
+    subscribe = await client.post("/feeds", data={"url": url})
+    assert subscribe.status_code == 422 and "<html" in subscribe.text
+    save = await client.post("/save", data={"url": url})
+    assert save.status_code == 422 and "<html" in save.text
+
+
+async def test_a_lone_surrogate_in_a_title_is_stored_as_a_replacement_character(client):
+    response = await client.post("/api/articles", content=json_bytes({"url": "http://example.com/a", "title": "x\ud800y"}),
+                                 headers={"content-type": "application/json"})
+    assert response.status_code == 201, response.text
+    assert response.json()["title"] == "x?y"
+
+
+@pytest.mark.parametrize("path", ["/api/feeds", "/api/articles", "/api/articles/1/queue"])
+async def test_json_nested_thousands_deep_is_a_400(client, path):
+    response = await client.post(path, content=NESTED, headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert "nested too deeply" in response.json()["error"]
+
+
+def test_opml_in_an_unknown_encoding_is_an_opml_error():
+    with pytest.raises(OpmlError, match="encoding"):
+        parse_opml(BOGUS_OPML)
+
+
+async def test_uploading_opml_in_an_unknown_encoding_is_a_422_page(client):
+    response = await client.post("/feeds/import", files={"opml": ("bogus.opml", BOGUS_OPML, "text/x-opml")})
+    assert response.status_code == 422 and "encoding" in response.text
+    assert (await client.get("/api/feeds")).json() == {"feeds": []}
+
+
+async def run_cli(db: Path, *args: str | bytes) -> tuple[int, str, str]:
+    env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0"}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "reader", *args, "--db", str(db), env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    return process.returncode or 0, out.decode(), err.decode(errors="replace")
+
+
+def one_line_error(err: str) -> str:
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.startswith("reader:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+# argv holds no lone surrogate of its own: an undecodable byte becomes one (surrogateescape)
+CLI_BAD_URLS: list[str | bytes] = [u for u in BAD_URLS if "\ud800" not in u] + [b"http://example.com/\xff"]
+
+
+@pytest.mark.parametrize("url", CLI_BAD_URLS)
+@pytest.mark.parametrize("command", ["save", "add-feed"])
+async def test_the_cli_refuses_a_bad_url_in_one_line_with_status_2(tmp_path, command, url):
+    code, out, err = await run_cli(tmp_path / "reader.db", command, url)
+    assert code == 2 and out == ""
+    one_line_error(err)
+
+
+async def test_the_cli_refuses_opml_in_an_unknown_encoding_in_one_line(tmp_path):
+    bogus = tmp_path / "bogus.opml"
+    bogus.write_bytes(BOGUS_OPML)
+    for command in ("import-opml", "import"):
+        code, out, err = await run_cli(tmp_path / "reader.db", command, str(bogus))
+        assert code != 0 and "encoding" in one_line_error(err)
+
+
+async def test_the_cli_refuses_json_nested_thousands_deep_in_one_line(tmp_path):
+    nested = tmp_path / "nested.json"
+    nested.write_bytes(b'{"format": ' + NESTED + b"}")
+    code, out, err = await run_cli(tmp_path / "reader.db", "import", str(nested))
+    assert code != 0 and "nested too deeply" in one_line_error(err)
+
+
+async def test_the_cli_imports_an_export_with_lone_surrogates(tmp_path):
+    export = tmp_path / "articles.json"
+    export.write_bytes(json_bytes({
+        "format": "reader-export", "version": 1, "feeds": [],
+        "articles": [{"url": "http://example.com/s", "title": "a\ud800b", "summary": "<p>c\udfffd</p>",
+                      "starred_at": 1.0, "content": {"html": "<p>e\ud800f</p>", "text": "e\ud800f"}}],
+    }))
+    code, out, err = await run_cli(tmp_path / "reader.db", "import", str(export))
+    assert code == 0, err
+    assert "1 new articles" in out and "Traceback" not in err
