@@ -15,6 +15,7 @@ result and takes over only if the winner's claim expires.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import socket
@@ -52,7 +53,7 @@ class Cleaner:
         self.settings = settings
         self.name = name
         # Strong references: a task only referenced by the event loop may be collected.
-        self._running: dict[int, asyncio.Task[str]] = {}
+        self._running: dict[int, asyncio.Task[tuple[str, str | None]]] = {}
 
     # -- the two lanes ------------------------------------------------------------
 
@@ -78,10 +79,10 @@ class Cleaner:
         this with what `take_next` gave it)."""
         task = asyncio.create_task(self._extract(run), name=f"extract-{run.article_id}")
         self._running[run.article_id] = task
-        task.add_done_callback(lambda t, key=run.article_id: self._forget(key, t))
+        task.add_done_callback(functools.partial(self._forget, run.article_id))
         return task
 
-    def _forget(self, article_id: int, task: asyncio.Task) -> None:
+    def _forget(self, article_id: int, task: asyncio.Task[tuple[str, str | None]]) -> None:
         if self._running.get(article_id) is task:
             del self._running[article_id]
 

@@ -14,6 +14,7 @@ import sqlite3
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from .resources import seed_db
 from .access import MIN_PASSWORD_LENGTH, server_options
@@ -221,7 +222,7 @@ def _stats(settings: Settings, args: argparse.Namespace) -> int:
 # -- the library and your data: save, OPML, backup, export, import ---------------------------
 
 
-def _library_parsers(sub, common) -> None:
+def _library_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     save = sub.add_parser("save", parents=[common], help="save any link for later (queues nothing)")
     save.add_argument("url")
     save.add_argument("--title", help="a title until the page is cleaned (default: the URL)")

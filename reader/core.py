@@ -6,8 +6,9 @@ here: the one tap into the queue, an article with its place in the line and its 
 search, reading state, saved links, subscriptions, OPML. A refusal is a `ReaderError`
 (reader/errors.py), which each adapter maps in one place.
 
-Parsing helpers shared by the adapters live here too, so each rule is written once:
-`parse_bool`, `parse_int` (with the id and offset caps), `check_url` (reader/urls.py).
+Parsing helpers shared by the adapters are exported from here too, so each rule is written once:
+`parse_bool`, `parse_int` (with the id and offset caps; reader/params.py), `check_url`
+(reader/urls.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ import re
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
+
+__all__ = ["LANES", "MAX_ID", "MAX_LIMIT", "SEARCH_MAX_OFFSET", "Reader", "parse_bool", "parse_int",
+           "parse_title", "snippet_html"]
 
 import httpx
 from markupsafe import Markup, escape
@@ -28,62 +32,14 @@ from .extract import CpuPool
 from .feeds import RefreshResult, refresh_feeds
 from .line import estimate_wait
 from .opml import ImportResult, OpmlError, export_opml, import_opml
+from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
 from .records import Article, Content, Feed
-from .sanitize import plain_text
 from .settings import Settings
 from .store import STATES, Store, fts_query
 from .urls import check_url
 from .worker import Worker
 
 LANES = ("normal", "next")
-# SQLite integers are signed 64-bit: a larger id made the driver raise OverflowError.
-MAX_ID = 2**63 - 1
-MAX_LIMIT = 500
-# Deep search pages cost what skipping their offset costs; nobody reads past this.
-SEARCH_MAX_OFFSET = 10_000
-MAX_TITLE = 500
-
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("", "0", "false", "no", "off")
-
-
-def parse_bool(value: Any, name: str) -> bool:
-    """A yes/no from a query string, a form or JSON; missing is no."""
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise Invalid(f"{name} must be 1 or 0")
-
-
-def parse_int(value: Any, name: str, default: int | None = None, *, low: int = 1, high: int = MAX_ID) -> int | None:
-    """A whole number within [low, high] from a query string, a form or JSON; missing
-    (None or "") is `default`."""
-    if value is None or value == "":
-        return default
-    if isinstance(value, bool):
-        raise Invalid(f"{name} must be an integer")
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise Invalid(f"{name} must be an integer") from None
-    if not low <= number <= high:
-        raise Invalid(f"{name} must be between {low} and {high}")
-    return number
-
-
-def parse_title(value: Any, name: str = "title") -> str | None:
-    """A title as plain text, cut to MAX_TITLE characters; None when empty. Lone
-    surrogates (which UTF-8, hence SQLite, cannot store) are replaced."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise Invalid(f"{name} must be a string")
-    text = value.encode("utf-8", "replace").decode("utf-8")
-    return plain_text(text)[:MAX_TITLE] or None
 
 
 _MARKED = re.compile("\x02(.*?)\x03", re.S)

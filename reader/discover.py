@@ -143,6 +143,7 @@ async def _subscribe_discovered(
 ) -> Subscription:
     feed_id, created = await store.add_feed(feed_url)
     if created:
-        await refresh_feeds(store, client, pool, [await store.get_feed(feed_id)],
-                            max_bytes=max_bytes, deadline=deadline)
+        feed = await store.get_feed(feed_id)
+        if feed is not None:  # None: unsubscribed again meanwhile, nothing to fetch
+            await refresh_feeds(store, client, pool, [feed], max_bytes=max_bytes, deadline=deadline)
     return Subscription(feed_id, created, feed_url, discovered=True)

@@ -86,7 +86,7 @@ def parse_feed(body: bytes, url: str, content_type: str) -> dict[str, Any]:
             _entry(
                 guid=entry.get("id") or link or title,
                 url=link or url,
-                title=title or link,
+                title=title or link or url,  # one of the first two is there (checked above)
                 summary=clean_html(summary_html, base_url=link or url),
                 author=plain_text(entry.get("author") or "") or None,
                 published=float(calendar.timegm(stamp)) if stamp else None,
@@ -129,7 +129,7 @@ def _parse_json_feed(body: bytes, url: str) -> dict[str, Any]:
             _entry(
                 guid=_text(item.get("id")) or link or title,
                 url=link or url,
-                title=title or link,
+                title=title or link or url,  # one of the first two is there (checked above)
                 summary=clean_html(summary, base_url=link or url),
                 author=author or None,
                 published=_iso_time(_text(item.get("date_published")) or _text(item.get("date_modified"))),
@@ -142,7 +142,8 @@ def _parse_json_feed(body: bytes, url: str) -> dict[str, Any]:
     }
 
 
-def _entry(*, guid, url, title, summary, author, published) -> dict[str, Any]:
+def _entry(*, guid: str, url: str, title: str, summary: str, author: str | None,
+           published: float | None) -> dict[str, Any]:
     if len(guid) > 500:  # some feeds use the whole content as id
         guid = "sha1:" + hashlib.sha1(guid.encode()).hexdigest()
     return {"guid": guid, "url": url, "title": title[:500], "summary": summary,
@@ -248,14 +249,16 @@ async def refresh_feeds(
     """Refresh many feeds, a few at a time; one slow or broken feed holds up nothing else."""
     limit = asyncio.Semaphore(concurrency)
 
-    async def one(feed):
+    async def one(feed: dict[str, Any]) -> RefreshResult:
         async with limit:
             return await refresh_feed(store, client, pool, feed, max_bytes=max_bytes, deadline=deadline)
 
     return list(await asyncio.gather(*(one(f) for f in feeds)))
 
 
-async def refresh_periodically(store, client, pool, *, interval: float, max_bytes: int, deadline: float) -> None:
+async def refresh_periodically(
+    store: Store, client: httpx.AsyncClient, pool: CpuPool, *, interval: float, max_bytes: int, deadline: float,
+) -> None:
     """The background refresher owned by the app's lifespan: due feeds, every interval."""
     while True:
         try:

@@ -19,6 +19,7 @@ from xml.parsers import expat
 
 from .errors import Invalid
 from .sanitize import valid_text
+from .store import Store
 from .urls import http_url
 
 MAX_OPML_BYTES = 10_000_000
@@ -52,7 +53,7 @@ class _Refused(Exception):
     pass
 
 
-def _refuse(*_args: Any) -> None:
+def _refuse(*_args: Any) -> Any:  # stands in for handlers of every signature: it raises
     raise _Refused
 
 
@@ -149,10 +150,11 @@ def build_opml(feeds: list[dict[str, Any]], title: str = "reader subscriptions")
             attributes["htmlUrl"] = feed["site_url"]
         ET.SubElement(body, "outline", attributes)
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return document + b"\n"
 
 
-async def import_opml(store, data: bytes) -> ImportResult:
+async def import_opml(store: Store, data: bytes) -> ImportResult:
     """Subscribe to every feed in the file (deduplicated by URL), fetching nothing: the
     caller decides whether to refresh the new ones now or leave them to the refresher."""
     feeds, skipped = parse_opml(data)
@@ -167,5 +169,5 @@ async def import_opml(store, data: bytes) -> ImportResult:
     return result
 
 
-async def export_opml(store) -> bytes:
+async def export_opml(store: Store) -> bytes:
     return build_opml(await store.list_feeds(counts=False))

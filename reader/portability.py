@@ -28,6 +28,7 @@ from typing import Any
 from .errors import ReaderError
 from .opml import OpmlError, build_opml, parse_opml
 from .sanitize import clean_html, plain_text, valid_text
+from .store import Store
 from .urls import http_url
 
 FORMAT = "reader-export"
@@ -107,7 +108,7 @@ def _article_record(row: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-async def export_document(store) -> dict[str, Any]:
+async def export_document(store: Store) -> dict[str, Any]:
     feeds = await store.list_feeds(counts=False)
     return {
         "format": FORMAT,
@@ -118,7 +119,7 @@ async def export_document(store) -> dict[str, Any]:
     }
 
 
-async def export(store, out: Path) -> list[Path]:
+async def export(store: Store, out: Path) -> list[Path]:
     """Write the export; returns the files written."""
     out = Path(out)
     document = await export_document(store)
@@ -172,7 +173,7 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
     if raw.get("feed_url") is not None and feed_url is None:
         return None
     summary = clean_html(_text(raw.get("summary")) or "", base_url=url)
-    record = {
+    record: dict[str, Any] = {
         "url": url, "feed_url": feed_url, "feed_title": plain_text(_text(raw.get("feed_title"), 500) or ""),
         "guid": (_text(raw.get("guid"), 1000) or url), "title": plain_text(_text(raw.get("title"), 2000) or "")[:500]
         or url, "summary": summary, "summary_text": plain_text(summary), "author": _text(raw.get("author"), 500),
@@ -238,7 +239,7 @@ def _files(paths: list[Path]) -> list[Path]:
     return files
 
 
-async def import_files(store, paths: list[Path]) -> dict[str, int]:
+async def import_files(store: Store, paths: list[Path]) -> dict[str, int]:
     """Import exports and OPML files (a directory means its feeds.opml and articles.json).
     Every file is read and checked before anything is written."""
     feeds: list[dict[str, Any]] = []

@@ -39,7 +39,8 @@ class Article:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Article:
-        return cls(**{f.name: row.get(f.name) for f in _ARTICLE_FIELDS})
+        values: dict[str, Any] = {f.name: row.get(f.name) for f in _ARTICLE_FIELDS}
+        return cls(**values)
 
 
 _ARTICLE_FIELDS = dataclasses.fields(Article)
@@ -61,7 +62,8 @@ class Feed:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Feed:
-        return cls(**{f.name: row.get(f.name) for f in _FEED_FIELDS})
+        values: dict[str, Any] = {f.name: row.get(f.name) for f in _FEED_FIELDS}
+        return cls(**values)
 
 
 _FEED_FIELDS = dataclasses.fields(Feed)
@@ -82,7 +84,8 @@ class Content:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Content:
-        return cls(**{f.name: row.get(f.name) for f in _CONTENT_FIELDS})
+        values: dict[str, Any] = {f.name: row.get(f.name) for f in _CONTENT_FIELDS}
+        return cls(**values)
 
 
 _CONTENT_FIELDS = dataclasses.fields(Content)

@@ -9,16 +9,20 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .errors import Invalid
+from .params import parse_bool
 
 
 def _bool(text: str) -> bool:
-    value = text.strip().lower()
-    if value in {"1", "true", "yes", "on"}:
-        return True
-    if value in {"0", "false", "no", "off", ""}:
-        return False
-    raise ValueError(f"not a boolean: {text!r}")
+    try:
+        return parse_bool(text, "value")
+    except Invalid:
+        raise ValueError(f"not a boolean: {text!r}") from None
 
 
 # The longest URL reader accepts from anywhere: a feed's, an article's, a saved link's.
@@ -31,8 +35,6 @@ def _hosts(text: str) -> tuple[str, ...]:
 
 
 def _public_url(text: str) -> str | None:
-    from urllib.parse import urlsplit
-
     text = text.strip().rstrip("/")
     if not text:
         return None
@@ -46,7 +48,7 @@ def _public_url(text: str) -> str | None:
     return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
-def _setting(env: str, default, help: str, parse=None):
+def _setting(env: str, default: Any, help: str, parse: Callable[[str], Any] | None = None) -> Any:
     return field(default=default, metadata={"env": env, "help": help, "parse": parse})
 
 
@@ -111,20 +113,20 @@ class Settings:
         "seconds opening an article that is not ready waits for its text before showing the feed's summary", float)
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None, **overrides) -> "Settings":
-        environ = os.environ if environ is None else environ
-        values = {}
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
+        source: Mapping[str, str] = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
             env = f.metadata["env"]
-            if env in environ:
+            if env in source:
                 try:
-                    values[f.name] = f.metadata["parse"](environ[env])
+                    values[f.name] = f.metadata["parse"](source[env])
                 except ValueError as exc:
                     raise ValueError(f"{env}: {exc}") from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
-    def replace(self, **changes) -> "Settings":
+    def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)
 
 

@@ -15,10 +15,8 @@ from urllib.parse import urlsplit
 import idna
 
 from .errors import Invalid
+from .settings import MAX_URL_LENGTH
 
-# Browsers and servers commonly stop at 8 KB; a feed or page URL near that is already
-# odd, and one megabytes long only bloats every page that lists it.
-MAX_URL_LENGTH = 4096
 _MAX_LABEL = 63  # RFC 1035
 _MAX_HOST = 253
 

@@ -196,8 +196,7 @@ async def read(request: Request) -> Response:
     article_id = request.path_params["id"]
     article, content, error = await _reading_state(request, article_id, reader.settings.open_wait)
     if article.read_at is None:  # opening marks it read; later opens write nothing
-        await reader.store.mark_read(article_id)
-        article.read_at = time.time()
+        article = await reader.mark_read(article_id)
     if content is not None and error is None:
         return _ready_page(request, article, content)
     return render(request, "article.html", article=article, content=content, error=error)

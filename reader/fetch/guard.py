@@ -81,7 +81,7 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         self._allow_private = allow_private
         self._resolve = resolver or _resolve
 
-    async def connect_tcp(  # type: ignore[override]
+    async def connect_tcp(
         self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
@@ -112,7 +112,7 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         assert last_error is not None
         raise last_error
 
-    async def connect_unix_socket(  # type: ignore[override]
+    async def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         raise BlockedAddress("blocked: unix sockets are never fetched")
@@ -132,8 +132,9 @@ async def _resolve(host: str, port: int) -> list[str]:
         raise FetchError(f"not a valid host name: {host[:100]!r}") from None
     seen: list[str] = []
     for info in infos:
-        if info[4][0] not in seen:
-            seen.append(info[4][0])
+        address = str(info[4][0])
+        if address not in seen:
+            seen.append(address)
     return seen
 
 

@@ -19,7 +19,7 @@ async def build(path: Path) -> None:
     settings = Settings(db=path, extract_processes=0)
     async with running(settings, worker=False, refresher=False) as reader:
         feed_id, _ = await reader.store.add_feed(SAMPLE_FEED_URL)
-        [result] = await reader.refresh([await reader.store.get_feed(feed_id)])
+        [result] = await reader.refresh_ids([feed_id])
         if result.error:
             raise SystemExit(f"sample feed failed: {result.error}")
     # A self-contained file: it ships read-only inside the package, where a WAL-mode

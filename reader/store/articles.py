@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .base import _ARTICLE_BASE_COLUMNS, _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _STATE, StoreBase
+from .base import _ARTICLE_BASE_COLUMNS, _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _STATE, StoreBase, rows_of
 
 
 # How many of the most recently added matches a search ranks by relevance (bm25); older
@@ -40,10 +40,10 @@ class ArticleStore(StoreBase):
         )
         if article is None:
             return None, None
-        content = {key[2:]: article.pop(key) for key in list(article) if key.startswith("c_")}
-        if content["html"] is None:
+        content: dict[str, Any] | None = {key[2:]: article.pop(key) for key in list(article) if key.startswith("c_")}
+        if content is not None and content["html"] is None:
             content = None
-        else:
+        elif content is not None:
             content["article_id"] = article_id
         return article, content
 
@@ -61,7 +61,8 @@ class ArticleStore(StoreBase):
         """Newest first. `before` is an article id: the page starts right after it
         (keyset pagination, so a deep page costs what the first one does)."""
         now = time.time()
-        where, params = [], {"now": now, "limit": limit}
+        where: list[str] = []
+        params: dict[str, Any] = {"now": now, "limit": limit}
         if ids is not None:
             where.append("a.id IN (SELECT value FROM json_each(:ids))")
             params["ids"] = json.dumps([int(i) for i in ids])
@@ -132,12 +133,12 @@ class ArticleStore(StoreBase):
         same link twice gives the same article. Nothing is fetched: that takes a tap."""
         now = time.time()
         async with self._transaction() as db:
-            rows = await db.execute_fetchall(
+            rows = await rows_of(db, 
                 "SELECT id FROM articles WHERE feed_id IS NULL AND url = ?", (url,)
             )
             if rows:
                 return rows[0]["id"], False
-            rows = await db.execute_fetchall(
+            rows = await rows_of(db, 
                 "INSERT INTO articles (feed_id, guid, url, title, sort_at, added_at)"
                 " VALUES (NULL, :url, :url, :title, :now, :now) RETURNING id",
                 {"url": url, "title": title or url, "now": now},

@@ -83,6 +83,14 @@ class Run:
     lane: str
 
 
+Params = dict[str, Any] | Sequence[Any]
+
+
+async def rows_of(db: aiosqlite.Connection, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+    """Every row of one statement, fetched in the same call (no cursor left half-read)."""
+    return list(await db.execute_fetchall(sql, params))
+
+
 def _row(row: sqlite3.Row | None) -> dict[str, Any] | None:
     return dict(row) if row is not None else None
 
@@ -121,12 +129,17 @@ class StoreBase:
 
     # -- plumbing ---------------------------------------------------------------
 
-    async def _all(self, sql: str, params: dict[str, Any] | Sequence[Any] = ()) -> list[dict[str, Any]]:
+    async def _all(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
         return [dict(r) for r in await self._read.execute_fetchall(sql, params)]
 
-    async def _one(self, sql: str, params: dict[str, Any] | Sequence[Any] = ()) -> dict[str, Any] | None:
-        rows = await self._read.execute_fetchall(sql, params)
+    async def _one(self, sql: str, params: Params = ()) -> dict[str, Any] | None:
+        rows = await rows_of(self._read, sql, params)
         return _row(rows[0]) if rows else None
+
+    async def _count(self, sql: str, params: Params = ()) -> int:
+        """The number in the first column of an aggregate's single row."""
+        rows = await rows_of(self._read, sql, params)
+        return int(rows[0][0])
 
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:

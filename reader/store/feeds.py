@@ -8,7 +8,7 @@ from typing import Any
 
 import aiosqlite
 
-from .base import StoreBase
+from .base import StoreBase, rows_of
 
 
 async def insert_feed(
@@ -16,14 +16,14 @@ async def insert_feed(
 ) -> tuple[int, bool]:
     """Inside a write transaction: the feed with this URL, created if missing. Returns
     (feed id, created); an existing feed is left exactly as it is."""
-    rows = await db.execute_fetchall(
+    rows = await rows_of(db, 
         "INSERT INTO feeds (url, title, site_url, added_at) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (url) DO NOTHING RETURNING id",
         (url, title, site_url, time.time() if now is None else now),
     )
     if rows:
         return rows[0]["id"], True
-    rows = await db.execute_fetchall("SELECT id FROM feeds WHERE url = ?", (url,))
+    rows = await rows_of(db, "SELECT id FROM feeds WHERE url = ?", (url,))
     return rows[0]["id"], False
 
 
@@ -94,7 +94,7 @@ class FeedStore(StoreBase):
                  "last_modified": last_modified, "now": now, "id": feed_id},
             )
             count = "SELECT count(*) AS n FROM articles WHERE feed_id = ?"
-            before = (await db.execute_fetchall(count, (feed_id,)))[0]["n"]
+            before = (await rows_of(db, count, (feed_id,)))[0]["n"]
             await db.executemany(
                 """
                 INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
@@ -109,8 +109,8 @@ class FeedStore(StoreBase):
                 """,
                 [{"summary_text": "", **e, "feed_id": feed_id, "now": now} for e in entries],
             )
-            after = (await db.execute_fetchall(count, (feed_id,)))[0]["n"]
-            return after - before
+            after = (await rows_of(db, count, (feed_id,)))[0]["n"]
+            return int(after - before)
 
     async def store_feed_not_modified(self, feed_id: int) -> None:
         async with self._transaction() as db:

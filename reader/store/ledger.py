@@ -26,8 +26,7 @@ class LedgerStore(StoreBase):
 
     async def capacity(self) -> int:
         """Articles the live workers clean at once, all processes together."""
-        row = await self._one("SELECT coalesce(sum(slots), 0) AS n FROM workers WHERE expires_at > ?", (time.time(),))
-        return row["n"]
+        return await self._count("SELECT coalesce(sum(slots), 0) FROM workers WHERE expires_at > ?", (time.time(),))
 
     async def recent_durations(self, limit: int = 20) -> list[float]:
         """Seconds the latest finished extractions took, newest first: wait estimates."""
@@ -50,8 +49,8 @@ class LedgerStore(StoreBase):
             FROM runs
             """
         )
-        row["queued"] = (await self._one("SELECT count(*) AS n FROM queue"))["n"]
-        return row
+        assert row is not None  # an aggregate always has its one row
+        return {**row, "queued": await self._count("SELECT count(*) FROM queue")}
 
     async def runs(self, article_id: int | None = None) -> list[dict[str, Any]]:
         if article_id is None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import aiosqlite
 
-from .base import _SERVICE_ORDER, _WAITING, Run, StoreBase
+from .base import _SERVICE_ORDER, _WAITING, Run, StoreBase, rows_of
 
 
 class LineStore(StoreBase):
@@ -26,7 +26,7 @@ class LineStore(StoreBase):
         more than `next_lead` after it: the normal lane cannot starve."""
         now = time.time()
         async with self._transaction() as db:
-            exists = await db.execute_fetchall(
+            exists = await rows_of(db, 
                 "SELECT (SELECT 1 FROM contents WHERE article_id = :id) AS ready"
                 " FROM articles WHERE id = :id",
                 {"id": article_id},
@@ -74,7 +74,7 @@ class LineStore(StoreBase):
         transaction: pick, claim and open a ledger run, with no gap between them."""
         now = time.time()
         async with self._transaction() as db:
-            rows = await db.execute_fetchall(
+            rows = await rows_of(db, 
                 f"SELECT q.article_id FROM queue q WHERE {_WAITING} {_SERVICE_ORDER} LIMIT 1",
                 {"now": now},
             )
@@ -87,7 +87,7 @@ class LineStore(StoreBase):
         holds a live claim on it."""
         now = time.time()
         async with self._transaction() as db:
-            rows = await db.execute_fetchall(
+            rows = await rows_of(db, 
                 """
                 SELECT 1 FROM articles a WHERE a.id = :id
                 AND NOT EXISTS (SELECT 1 FROM contents WHERE article_id = :id)
@@ -148,7 +148,7 @@ class LineStore(StoreBase):
         run that no longer holds the claim (it expired and passed on) only closes its
         ledger row: the article's state belongs to the new holder."""
         async with self._transaction() as db:
-            holds = await db.execute_fetchall(
+            holds = await rows_of(db, 
                 "SELECT 1 FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id)
             )
             if holds:
@@ -177,7 +177,7 @@ async def _claim_in(
         """,
         {"id": article_id, "now": now},
     )
-    rows = await db.execute_fetchall(
+    rows = await rows_of(db, 
         "INSERT INTO runs (article_id, lane, worker, started_at) VALUES (?, ?, ?, ?) RETURNING id",
         (article_id, lane, worker, now),
     )
@@ -187,7 +187,7 @@ async def _claim_in(
         " ON CONFLICT (article_id) DO UPDATE SET run_id = excluded.run_id, expires_at = excluded.expires_at",
         (article_id, run_id, now + ttl),
     )
-    url = (await db.execute_fetchall("SELECT url FROM articles WHERE id = ?", (article_id,)))[0]["url"]
+    url = (await rows_of(db, "SELECT url FROM articles WHERE id = ?", (article_id,)))[0]["url"]
     return Run(id=run_id, article_id=article_id, url=url, lane=lane)
 
 

@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .base import StoreBase
+from .base import StoreBase, rows_of
 from .feeds import insert_feed
 
 
@@ -45,10 +45,10 @@ class PortableStore(StoreBase):
                 if r.get("feed_url"):
                     feed_id, created = await insert_feed(db, r["feed_url"], r.get("feed_title") or "", now=now)
                     counts["feeds"] += created
-                    rows = await db.execute_fetchall(
+                    rows = await rows_of(db, 
                         "SELECT id FROM articles WHERE feed_id = ? AND guid = ?", (feed_id, r["guid"]))
                 else:
-                    rows = await db.execute_fetchall(
+                    rows = await rows_of(db, 
                         "SELECT id FROM articles WHERE feed_id IS NULL AND url = ?", (r["url"],))
                 if rows:
                     article_id = rows[0]["id"]
@@ -63,7 +63,7 @@ class PortableStore(StoreBase):
                     )
                     counts["states"] += cur.rowcount > 0
                 else:
-                    rows = await db.execute_fetchall(
+                    rows = await rows_of(db, 
                         """
                         INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
                                               published, sort_at, added_at, read_at, starred_at)
@@ -81,7 +81,7 @@ class PortableStore(StoreBase):
                     counts["articles"] += 1
                 content = r.get("content")
                 if content:
-                    rows = await db.execute_fetchall(
+                    rows = await rows_of(db, 
                         """
                         INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
                         VALUES (:article_id, :title, :author, :published, :html, :text, :words, :cleaned_at)

@@ -152,7 +152,7 @@ async def _v0_to_v1(db: aiosqlite.Connection) -> None:
 
 async def _v1_to_v2(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V2_COLUMNS)
-    rows = await db.execute_fetchall("SELECT id, summary FROM articles WHERE summary != ''")
+    rows = list(await db.execute_fetchall("SELECT id, summary FROM articles WHERE summary != ''"))
     await db.executemany(
         "UPDATE articles SET summary_text = ? WHERE id = ?", [(plain_text(r["summary"]), r["id"]) for r in rows]
     )
@@ -164,8 +164,8 @@ MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [_v0_to_v1
 
 
 async def migrate(db: aiosqlite.Connection) -> None:
-    async with db.execute("PRAGMA user_version") as cur:
-        version = (await cur.fetchone())[0]
+    rows = list(await db.execute_fetchall("PRAGMA user_version"))
+    version: int = rows[0][0]
     if version > len(MIGRATIONS):
         raise RuntimeError(
             f"database schema version {version} is newer than this reader ({len(MIGRATIONS)})"
