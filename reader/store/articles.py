@@ -7,7 +7,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .base import _ARTICLE_BASE_COLUMNS, _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _STATE, StoreBase, rows_of
+from .base import (
+    _ARTICLE_BASE_COLUMNS, _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _LINE, _ONE_ARTICLE_COLUMNS, _STATE, StoreBase,
+    rows_of,
+)
 
 
 # How many of the most recently added matches a search ranks by relevance (bm25); older
@@ -20,7 +23,7 @@ class ArticleStore(StoreBase):
     async def get_article(self, article_id: int) -> dict[str, Any] | None:
         now = time.time()
         article = await self._one(
-            f"SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS} WHERE a.id = :id",
+            f"SELECT {_ONE_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS} WHERE a.id = :id",
             {"id": article_id, "now": now},
         )
         return article
@@ -31,7 +34,7 @@ class ArticleStore(StoreBase):
         now = time.time()
         article = await self._one(
             f"""
-            SELECT {_ARTICLE_COLUMNS}, c.title AS c_title, c.author AS c_author,
+            SELECT {_ONE_ARTICLE_COLUMNS}, c.title AS c_title, c.author AS c_author,
                    c.published AS c_published, c.html AS c_html, c.text AS c_text,
                    c.words AS c_words, c.cleaned_at AS c_cleaned_at
             FROM {_ARTICLE_JOINS} WHERE a.id = :id
@@ -83,7 +86,7 @@ class ArticleStore(StoreBase):
             where.append("a.read_at IS NULL")
         if starred:
             where.append("a.starred_at IS NOT NULL")
-        sql = f"SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
+        sql = f"WITH {_LINE} SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY a.sort_at DESC, a.id DESC LIMIT :limit"
@@ -159,7 +162,7 @@ class ArticleStore(StoreBase):
         # and the article columns are then built for one page only.
         articles = await self._all(
             f"""
-            WITH cutoff AS (
+            WITH {_LINE}, cutoff AS (
                 SELECT coalesce((SELECT rowid FROM search WHERE search MATCH :query
                                  ORDER BY rowid DESC LIMIT 1 OFFSET :ranked), -1) AS id
             ),

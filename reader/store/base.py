@@ -42,8 +42,20 @@ END
 """
 
 # An article's place in the line, read in the same statement as its state: read apart,
-# a take committed between the two made a queued article's position None (a 500).
+# a take committed between the two made a queued article's position None (a 500). The
+# line is numbered once per statement (the CTE below, materialized on first use) and
+# looked up only for the queued articles among the rows.
+_LINE = """
+line AS MATERIALIZED (
+    SELECT q.article_id, row_number() OVER (ORDER BY q.due_at, q.seq) AS position FROM queue q
+    WHERE NOT EXISTS (SELECT 1 FROM claims cl WHERE cl.article_id = q.article_id AND cl.expires_at > :now)
+)
+"""
 _POSITION = f"""
+CASE WHEN ({_STATE}) = 'queued' THEN (SELECT line.position FROM line WHERE line.article_id = a.id) END
+"""
+# For one article, counting those ahead of it is cheaper than numbering the whole line.
+_POSITION_OF_ONE = f"""
 CASE WHEN ({_STATE}) = 'queued' THEN (
     SELECT count(*) FROM queue q2
     WHERE (q2.due_at, q2.seq) <= (q.due_at, q.seq)
@@ -57,7 +69,9 @@ _ARTICLE_BASE_COLUMNS = f"""
     f.title AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
     {_STATE} AS state
 """
+# Statements selecting these columns start with `WITH {_LINE}`.
 _ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION} AS position"
+_ONE_ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION_OF_ONE} AS position"
 
 _ARTICLE_LEFT_JOINS = """
     LEFT JOIN feeds f ON f.id = a.feed_id
