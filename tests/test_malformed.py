@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from reader.errors import Invalid
+from reader.fetch import FetchError, fetch, make_client
 from reader.opml import OpmlError, parse_opml
 from reader.urls import check_url
 
@@ -150,3 +151,12 @@ async def test_the_cli_imports_an_export_with_lone_surrogates(tmp_path):
     code, out, err = await run_cli(tmp_path / "reader.db", "import", str(export))
     assert code == 0, err
     assert "1 new articles" in out and "Traceback" not in err
+
+
+@pytest.mark.parametrize("target", ["http://" + "a" * 64 + ".example/", "http://a..b/"])
+async def test_a_redirect_to_a_host_that_cannot_be_looked_up_is_a_fetch_error(pages, target):
+    url = pages.add("/away", b"", status=302, headers={"Location": target})
+    async with make_client(allow_private=True) as client:
+        with pytest.raises(FetchError) as caught:
+            await fetch(client, url, max_bytes=10_000, deadline=10)
+    assert str(caught.value)
