@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .core import MAX_LIMIT, SEARCH_MAX_OFFSET, Reader, parse_bool, parse_int, snippet_html
+from .core import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, Reader, parse_bool, parse_int, snippet_html
 from .errors import Invalid, Malformed, ReaderError
 from .records import Article, Feed
 
@@ -42,9 +42,7 @@ def path_id(request: Request, name: str = "id") -> int:
 
 
 def query_int(request: Request, name: str, default: int | None = None, *, low: int = 1,
-              high: int | None = None) -> int | None:
-    if high is None:
-        return parse_int(request.query_params.get(name), name, default, low=low)
+              high: int = MAX_ID) -> int | None:
     return parse_int(request.query_params.get(name), name, default, low=low, high=high)
 
 

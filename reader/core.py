@@ -6,9 +6,9 @@ here: the one tap into the queue, an article with its place in the line and its 
 search, reading state, saved links, subscriptions, OPML. A refusal is a `ReaderError`
 (reader/errors.py), which each adapter maps in one place.
 
-Parsing helpers shared by the adapters are exported from here too, so each rule is written once:
-`parse_bool`, `parse_int` (with the id and offset caps; reader/params.py), `check_url`
-(reader/urls.py).
+The parsing the adapters share is written once and exported from here too: `parse_bool`
+and `parse_int` with the id and offset caps (reader/params.py), `check_url`
+(reader/urls.py), `snippet_html` for search results.
 """
 
 from __future__ import annotations
@@ -18,9 +18,6 @@ import re
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
-
-__all__ = ["LANES", "MAX_ID", "MAX_LIMIT", "SEARCH_MAX_OFFSET", "Reader", "parse_bool", "parse_int",
-           "parse_title", "snippet_html"]
 
 import httpx
 from markupsafe import Markup, escape
@@ -39,8 +36,10 @@ from .store import STATES, Store, fts_query
 from .urls import check_url
 from .worker import Worker
 
-LANES = ("normal", "next")
+__all__ = ["LANES", "MAX_ID", "MAX_LIMIT", "SEARCH_MAX_OFFSET", "Reader", "parse_bool", "parse_int",
+           "parse_title", "snippet_html"]
 
+LANES = ("normal", "next")
 
 _MARKED = re.compile("\x02(.*?)\x03", re.S)
 
