@@ -135,7 +135,7 @@ def describe() -> list[tuple[str, str, str]]:
     return [(f.metadata["env"], _shown(f.default), f.metadata["help"]) for f in dataclasses.fields(Settings)]
 
 
-def _shown(default) -> str:
+def _shown(default: Any) -> str:
     if isinstance(default, tuple):
         return ",".join(default)
     return str(default)
