@@ -74,7 +74,7 @@ async def test_a_first_run_works_on_a_copy_of_the_seed_and_leaves_the_seed_as_it
     seed_database(db)
     async with await Store.open(db) as store:
         [article, *_] = await store.list_articles()
-        assert await store.enqueue(article["id"])
+        assert await store.queue(article["id"])
         assert await store.star(article["id"])
 
     assert hashlib.sha256(seed.read_bytes()).hexdigest() == digest
