@@ -123,7 +123,10 @@ def _parse_json_feed(body: bytes, url: str) -> dict[str, Any]:
         summary = _text(item.get("content_html")) or _text(item.get("summary"))
         if not summary and item.get("content_text"):
             summary = "<p>" + _escape(_text(item["content_text"])) + "</p>"
-        authors = item.get("authors") or ([item["author"]] if isinstance(item.get("author"), dict) else [])
+        # JSON Feed 1.1 has an "authors" list, 1.0 one "author" object; anything else is ignored
+        authors = item.get("authors")
+        if not isinstance(authors, list):
+            authors = [item["author"]] if isinstance(item.get("author"), dict) else []
         author = ", ".join(_text(a.get("name")) for a in authors if isinstance(a, dict) and a.get("name"))
         entries.append(
             _entry(

@@ -8,7 +8,7 @@ import asyncio
 import ipaddress
 import json
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from reader.feeds import FeedError, parse_feed
 from reader.fetch import FetchError, address_problem, fetch, make_client
@@ -54,6 +54,7 @@ JSON_VALUES = st.recursive(
 
 @FUZZ
 @given(JSON_VALUES, st.booleans(), FEED_URLS, CONTENT_TYPES)
+@example([{"title": "t", "authors": True}], True, "http://example.org/feed.xml", "")  # was a TypeError
 def test_arbitrary_json_parses_or_fails_with_a_feed_error(value, as_feed, url, content_type):
     if as_feed:  # a document that claims to be a JSON Feed, with anything as its items
         value = {"version": "https://jsonfeed.org/version/1.1", "title": "t",
@@ -71,6 +72,7 @@ VALID_RSS = rss([
 @FUZZ
 @given(st.lists(st.tuples(st.integers(0, len(VALID_RSS)), st.integers(0, 20), st.binary(max_size=12)),
                 min_size=1, max_size=8), FEED_URLS)
+@example([(VALID_RSS.index(b"http://example.org/1") + 1, 0, b"\t")], "http://example.org/feed.xml")  # "h\tttp://"
 def test_mutated_rss_parses_or_fails_with_a_feed_error(mutations, url):
     body = bytearray(VALID_RSS)
     for position, cut, insert in mutations:
