@@ -5,6 +5,7 @@ same check."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
 import ssl
@@ -138,11 +139,18 @@ async def _resolve(host: str, port: int) -> list[str]:
     return seen
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context per process: loading the CA bundle costs ~0.15 s, and every client
+    (each app start, each CLI command) would otherwise load it twice."""
+    return ssl.create_default_context(cafile=certifi.where())
+
+
 class _GuardedTransport(httpx.AsyncHTTPTransport):
     def __init__(self, allow_private: bool, resolver: Resolver | None = None) -> None:
-        super().__init__(trust_env=False, retries=0)
+        super().__init__(verify=_tls(), trust_env=False, retries=0)
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl.create_default_context(cafile=certifi.where()),
+            ssl_context=_tls(),
             max_connections=50,
             max_keepalive_connections=10,
             keepalive_expiry=5.0,
