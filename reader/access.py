@@ -26,6 +26,7 @@ that turns a crash into a 500), so every rule below holds for every answer.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import hashlib
 import hmac
@@ -35,6 +36,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import quote
 
 from starlette.datastructures import FormData, Headers
@@ -88,7 +90,7 @@ _HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9_](?:[A-Za
 
 
 def _is_api(scope: Scope) -> bool:
-    return scope["path"].startswith("/api/")
+    return str(scope["path"]).startswith("/api/")
 
 
 def _deny(scope: Scope, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -318,6 +320,7 @@ class Access:
 
         if self.password:
             if not authenticated and not scope["path"].startswith(OPEN_PATHS):
+                response: Response
                 if _is_api(scope):
                     response = JSONResponse({"error": "authentication required"}, status_code=401,
                                             headers={"www-authenticate": 'Bearer realm="reader"'})
@@ -373,8 +376,8 @@ class Access:
         host = request.headers.get("host")
         if host is None:  # HTTP/1.0 without Host: no browser, so no rebinding
             server = request.scope.get("server") or ("127.0.0.1", self.settings.port)
-            name = f"[{server[0]}]" if ":" in str(server[0]) else str(server[0])
-            return f"{request.url.scheme}://{name}:{server[1]}"
+            bound = f"[{server[0]}]" if ":" in str(server[0]) else str(server[0])
+            return f"{request.url.scheme}://{bound}:{server[1]}"
         name = host_name(host)
         if name is None or not (is_loopback(name) or name in self.hosts):
             return None
@@ -434,7 +437,8 @@ def _with_headers(send: Send) -> Send:
 
 
 def _access(request: Request) -> Access:
-    return request.scope["reader.access"]
+    access: Access = request.scope["reader.access"]
+    return access
 
 
 def start_session(request: Request) -> str:
@@ -491,12 +495,12 @@ def header_deadline_protocol(timeout: float) -> type:
                 self._head_timer.cancel()
             self._head_timer = self.loop.call_later(timeout, self._head_overdue, self.cycle)
 
-        def _head_overdue(self, cycle_then) -> None:
+        def _head_overdue(self, cycle_then: Any) -> None:
             waiting_for_head = self.cycle is cycle_then and (cycle_then is None or cycle_then.response_complete)
             if waiting_for_head and not self.transport.is_closing():
                 self.transport.close()
 
-        def connection_made(self, transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._arm()
 
