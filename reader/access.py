@@ -22,11 +22,14 @@ that turns a crash into a 500), so every rule below holds for every answer.
 * A password when reader listens beyond loopback (`READER_PASSWORD`): the pages then need
   a login, the API a bearer token (the same password). Wrong guesses are throttled per
   client address and overall (429 with Retry-After); sessions are random ids held in memory.
+  E-reader apps get HTTP Basic with the same password, on /opds and the EPUB downloads
+  only, throttled like the rest.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import collections
 import hashlib
 import hmac
@@ -64,6 +67,9 @@ MIN_PASSWORD_LENGTH = 12
 PRE_LOGIN_BODY_BYTES = 16 * 1024
 FORM_BODY_BYTES = 1_000_000
 UPLOAD_PATHS = ("/feeds/import",)
+# E-reader apps (KOReader, Thorium...) cannot log in with a form and a cookie: on these
+# paths, and only these, the password is also accepted as HTTP Basic (any user name).
+BASIC_PATHS = re.compile(r"/opds(?:/.*)?|/edition\.epub|/articles/[0-9]+\.epub")
 # A request target holds at most a URL plus a title (the bookmarklet's /save?url=&title=).
 MAX_TARGET_LENGTH = 4 * MAX_URL_LENGTH
 
@@ -324,6 +330,10 @@ class Access:
                 if _is_api(scope):
                     response = JSONResponse({"error": "authentication required"}, status_code=401,
                                             headers={"www-authenticate": 'Bearer realm="reader"'})
+                elif BASIC_PATHS.fullmatch(scope["path"]):
+                    # the challenge is what makes an e-reader app ask for the password
+                    response = PlainTextResponse("authentication required", status_code=401,
+                                                 headers={"www-authenticate": 'Basic realm="reader", charset="UTF-8"'})
                 else:
                     target = scope["path"] + ("?" + scope["query_string"].decode() if scope["query_string"] else "")
                     response = RedirectResponse("/login?next=" + quote(target, safe=""), status_code=303)
@@ -407,6 +417,10 @@ class Access:
         if scheme.lower() == "bearer" and hmac.compare_digest(credential.encode("utf-8"),
                                                               self.password.encode("utf-8", "surrogatepass")):
             return True
+        if scheme.lower() == "basic" and BASIC_PATHS.fullmatch(request.url.path):
+            given = _basic_password(credential)
+            if given is not None and hmac.compare_digest(given, self.password.encode("utf-8", "surrogatepass")):
+                return True
         self.throttle.failed(client)
         return False
 
@@ -421,6 +435,17 @@ class Access:
             await send(message)
 
         return sender
+
+
+def _basic_password(credential: str) -> bytes | None:
+    """The password part of an HTTP Basic credential (the user name is ignored), as bytes:
+    clients disagree on its encoding, so it is compared as the UTF-8 they mostly send."""
+    try:
+        decoded = base64.b64decode(credential.strip().encode("latin-1"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        return None
+    _, colon, password = decoded.partition(b":")
+    return password if colon else None
 
 
 def _too_large(limit: int) -> str:
