@@ -77,9 +77,20 @@ class Edition:
     identifier: str
 
 
-def build_epub(articles: Sequence[EditionArticle], *, title: str, **options: object) -> bytes:
-    """The book's bytes; see assemble_epub for the options."""
-    return assemble_epub(articles, title=title, **options).data  # type: ignore[arg-type]
+def build_epub(
+    articles: Sequence[EditionArticle],
+    *,
+    title: str,
+    identifier: str | None = None,
+    language: str = "en",
+    creator: str = "reader",
+    modified: datetime | None = None,
+    max_bytes: int | None = None,
+    description: str | None = None,
+) -> bytes:
+    """The book's bytes; assemble_epub also says which articles went in."""
+    return assemble_epub(articles, title=title, identifier=identifier, language=language, creator=creator,
+                         modified=modified, max_bytes=max_bytes, description=description).data
 
 
 @dataclass
@@ -253,7 +264,8 @@ def _ncx(title: str, identifier: str, chapters: Sequence[_Chapter]) -> bytes:
         label_element = etree.SubElement(point, f"{{{NCX_NS}}}navLabel")
         etree.SubElement(label_element, f"{{{NCX_NS}}}text").text = label or "Untitled"
         etree.SubElement(point, f"{{{NCX_NS}}}content", src=href)
-    return etree.tostring(root, xml_declaration=True, encoding="utf-8")
+    data: bytes = etree.tostring(root, xml_declaration=True, encoding="utf-8")
+    return data
 
 
 def _package(
@@ -302,7 +314,8 @@ def _package(
     etree.SubElement(spine, f"{{{OPF_NS}}}itemref", idref="title-page")
     for number in range(1, len(chapters) + 1):
         etree.SubElement(spine, f"{{{OPF_NS}}}itemref", idref=f"article-{number}")
-    return etree.tostring(root, xml_declaration=True, encoding="utf-8")
+    data: bytes = etree.tostring(root, xml_declaration=True, encoding="utf-8")
+    return data
 
 
 def _container() -> bytes:
@@ -311,4 +324,5 @@ def _container() -> bytes:
     etree.SubElement(
         rootfiles, f"{{{CONTAINER_NS}}}rootfile", {"full-path": "OEBPS/content.opf", "media-type": "application/oebps-package+xml"}
     )
-    return etree.tostring(root, xml_declaration=True, encoding="utf-8")
+    data: bytes = etree.tostring(root, xml_declaration=True, encoding="utf-8")
+    return data

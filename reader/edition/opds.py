@@ -78,4 +78,5 @@ def build_opds(
         if entry.summary:
             _atom(element, "summary", entry.summary, type="text")
         _atom(element, "link", rel="http://opds-spec.org/acquisition", href=entry.href, type=EPUB_TYPE)
-    return etree.tostring(root, xml_declaration=True, encoding="utf-8")
+    data: bytes = etree.tostring(root, xml_declaration=True, encoding="utf-8")
+    return data

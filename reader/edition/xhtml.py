@@ -138,4 +138,5 @@ def xhtml_document(title: str, *, lang: str, stylesheet: str | None = "style.css
 
 
 def serialize(tree: etree._ElementTree) -> bytes:
-    return etree.tostring(tree, xml_declaration=True, encoding="utf-8", doctype="<!DOCTYPE html>")
+    data: bytes = etree.tostring(tree, xml_declaration=True, encoding="utf-8", doctype="<!DOCTYPE html>")
+    return data
