@@ -28,6 +28,8 @@ The data flow, module by module:
     importers/   read other apps' exports (Pocket, Instapaper, Omnivore, wallabag, bookmarks,
                  OPML with folders) into records, told apart by content; no database here
     resources    where the templates, static files and first-run seed are (package data)
+    edition/     EPUB 3 books and the OPDS catalog from plain article records (no database)
+    editions     the reading list, one article and the catalog as books: core -> edition/
 """
 
 __version__ = "0.1.0"

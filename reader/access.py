@@ -417,7 +417,12 @@ class Access:
         if scheme.lower() == "bearer" and hmac.compare_digest(credential.encode("utf-8"),
                                                               self.password.encode("utf-8", "surrogatepass")):
             return True
-        if scheme.lower() == "basic" and BASIC_PATHS.fullmatch(request.url.path):
+        if scheme.lower() == "basic":
+            if not BASIC_PATHS.fullmatch(request.url.path):
+                # A browser that answered the challenge of /opds sends Basic to every path
+                # of the site from then on: elsewhere it is no try at the password, so it
+                # neither logs in nor counts as a failure.
+                return False
             given = _basic_password(credential)
             if given is not None and hmac.compare_digest(given, self.password.encode("utf-8", "surrogatepass")):
                 return True

@@ -19,7 +19,8 @@ from typing import Any
 from .resources import seed_db
 from .access import MIN_PASSWORD_LENGTH, server_options
 from .app import create_app, running
-from .core import Reader
+from .core import Reader, parse_int
+from .editions import Filters, make_edition, mark_read_after_download
 from .errors import Invalid, ReaderError
 from .opml import export_opml
 from .portability import PortabilityError, backup, export, import_files
@@ -238,6 +239,11 @@ def _library_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
                         help="a directory (feeds.opml + articles.json) or a FILE.json (default ./reader-export)")
     imp = sub.add_parser("import", parents=[common], help="bring back an export (or OPML); importing twice is harmless")
     imp.add_argument("files", type=Path, nargs="+", help="export files or directories, OPML files")
+    edition = sub.add_parser("edition", parents=[common],
+                             help="the reading list (ready and unread) as an EPUB book for an e-reader")
+    edition.add_argument("--out", type=Path, required=True, help="the FILE.epub to write")
+    edition.add_argument("--feed", help="only this feed's articles (its id)")
+    edition.add_argument("--starred", action="store_true", help="only starred articles")
 
 
 def _save(settings: Settings, args: argparse.Namespace) -> int:
@@ -336,5 +342,30 @@ def _import(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def _edition(settings: Settings, args: argparse.Namespace) -> int:
+    out: Path = args.out
+    if out.is_dir():
+        raise Invalid(f"cannot write {out}: it is a directory; give a FILE.epub")
+    filters = Filters(feed_id=parse_int(args.feed, "--feed"), starred=args.starred)
+
+    async def make() -> int:
+        async with _quiet(settings) as reader:
+            edition = await make_edition(reader, filters)
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(edition.data)
+            except OSError as exc:
+                raise Invalid(f"cannot write {out}: {exc.strerror or exc}") from None
+            if settings.edition_marks_read:  # only once the book is safely on disk
+                await mark_read_after_download(reader, edition.included)
+        count = len(edition.included)
+        note = f"; {edition.left_out} more did not fit in READER_EDITION_MAX_BYTES" if edition.left_out else ""
+        print(f"reader: wrote {out}: {count} article{'' if count == 1 else 's'}, {len(edition.data):,} bytes{note}",
+              file=sys.stderr)
+        return 0
+
+    return asyncio.run(make())
+
+
 LIBRARY_COMMANDS = {"save": _save, "import-opml": _import_opml, "export-opml": _export_opml,
-                    "backup": _backup, "export": _export, "import": _import}
+                    "backup": _backup, "export": _export, "import": _import, "edition": _edition}

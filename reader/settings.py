@@ -111,6 +111,12 @@ class Settings:
     open_wait: float = _setting(
         "READER_OPEN_WAIT", 1.5,
         "seconds opening an article that is not ready waits for its text before showing the feed's summary", float)
+    edition_max_bytes: int = _setting(
+        "READER_EDITION_MAX_BYTES", 50_000_000,
+        "largest EPUB edition (text and images, before compression); articles past it wait for the next one", int)
+    edition_marks_read: bool = _setting(
+        "READER_EDITION_MARKS_READ", False,
+        "mark an edition's articles read once /edition.epub or `reader edition` has delivered it", _bool)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":

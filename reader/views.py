@@ -18,6 +18,7 @@ from urllib.parse import urlencode, urlsplit
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData, QueryParams
 from starlette.requests import Request
+from starlette.background import BackgroundTask
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
@@ -25,6 +26,7 @@ from .access import SESSION_COOKIE, checked_form, end_session, origin_of, start_
 from .api import reader_of
 from .cleaning import ArticleFailed, UnknownArticle
 from .core import LANES, MAX_ID, SEARCH_MAX_OFFSET, parse_bool, parse_int, snippet_html
+from .editions import Filters, article_book, catalog, make_edition, mark_read_after_download
 from .errors import Invalid, NotFound, ReaderError
 from .extract import reading_minutes
 from .line import describe_wait
@@ -625,3 +627,48 @@ async def set_pref(request: Request) -> Response:
 
 
 routes += [Route("/prefs", set_pref, methods=["POST"])]
+
+
+# -- editions for e-readers ---------------------------------------------------------------
+
+EPUB_TYPE = "application/epub+zip"
+OPDS_TYPE = "application/atom+xml;profile=opds-catalog;kind=acquisition"
+
+
+def _edition_filters(request: Request) -> Filters:
+    params = request.query_params
+    return Filters(feed_id=parse_int(params.get("feed"), "feed"), starred=parse_bool(params.get("starred"), "starred"))
+
+
+def _download(data: bytes, filename: str, background: BackgroundTask | None = None) -> Response:
+    # no-store: an edition is the list as it is now, and the next download must say so
+    return Response(data, media_type=EPUB_TYPE, background=background, headers={
+        "content-disposition": f'attachment; filename="{filename}"', "cache-control": "no-store"})
+
+
+async def edition_epub(request: Request) -> Response:
+    reader = reader_of(request)
+    edition = await make_edition(reader, _edition_filters(request))
+    background = None
+    if reader.settings.edition_marks_read and edition.included:
+        # after the last byte went out, not before: a broken download marks nothing
+        background = BackgroundTask(mark_read_after_download, reader, edition.included)
+    return _download(edition.data, f"reader-{datetime.date.today().isoformat()}.epub", background)
+
+
+async def article_epub(request: Request) -> Response:
+    article_id = request.path_params["id"]
+    book = await article_book(reader_of(request), article_id)
+    return _download(book.data, f"reader-article-{article_id}.epub")
+
+
+async def opds(request: Request) -> Response:
+    body = await catalog(reader_of(request), origin_of(request), _edition_filters(request))
+    return Response(body, media_type=OPDS_TYPE, headers={"cache-control": "no-store"})
+
+
+routes += [
+    Route("/edition.epub", edition_epub, methods=["GET"]),
+    Route("/articles/{id:rowid}.epub", article_epub, methods=["GET"]),
+    Route("/opds", opds, methods=["GET"]),
+]
