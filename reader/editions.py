@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -82,8 +83,11 @@ async def make_edition(reader: Reader, filters: Filters, *, title: str | None = 
         used += len(item.html) + sum(len(image.data) for image in item.images)
         if used > max_bytes:
             break  # assemble_epub stops at the cap and counts what it left out
-    edition = assemble_epub(book_articles, title=title or edition_title(filters, feed_title),
-                            max_bytes=max_bytes, description="Ready and unread articles from reader.")
+    # Turning a few hundred articles into XHTML takes seconds of CPU: the extraction pool
+    # does it, so the event loop keeps answering meanwhile.
+    edition = await reader.pool.run(functools.partial(
+        assemble_epub, book_articles, title=title or edition_title(filters, feed_title), max_bytes=max_bytes,
+        description="Ready and unread articles from reader."))
     skipped = len(articles) - len(book_articles)
     return Edition(edition.data, edition.included, edition.left_out + skipped, edition.identifier)
 
@@ -96,8 +100,9 @@ async def article_book(reader: Reader, article_id: int) -> Edition:
         raise Conflict("this article is not cleaned yet: queue it, and download it once it is ready")
     item = _with_content(article, content)
     item = dataclasses.replace(item, images=await _images(reader, content.html, reader.settings.edition_max_bytes))
-    return assemble_epub([item], title=item.title, creator=item.author or item.site or "reader",
-                         identifier=article_urn(article), max_bytes=None)
+    return await reader.pool.run(functools.partial(
+        assemble_epub, [item], title=item.title, creator=item.author or item.site or "reader",
+        identifier=article_urn(article)))
 
 
 async def catalog(reader: Reader, origin: str, filters: Filters = Filters()) -> bytes:
