@@ -650,7 +650,8 @@ async def edition_epub(request: Request) -> Response:
     reader = reader_of(request)
     edition = await make_edition(reader, _edition_filters(request))
     background = None
-    if reader.settings.edition_marks_read and edition.included:
+    # HEAD (which Starlette answers for every GET route) downloads nothing: it marks nothing
+    if reader.settings.edition_marks_read and edition.included and request.method == "GET":
         # after the last byte went out, not before: a broken download marks nothing
         background = BackgroundTask(mark_read_after_download, reader, edition.included)
     return _download(edition.data, f"reader-{datetime.date.today().isoformat()}.epub", background)

@@ -190,6 +190,8 @@ async def test_marking_an_editions_articles_read_is_a_setting_and_only_what_is_i
     async with app_client(settings.replace(edition_marks_read=True, edition_max_bytes=6_000)) as client:
         _, [a, b, c] = await subscribe(client, pages, ["a", "b", "c"])
         await make_ready(client, a, b, c)
+        assert (await client.head("/edition.epub")).status_code == 200
+        assert all([await unread(client, i) for i in (a, b, c)])  # a HEAD is no download
         response = await client.get("/edition.epub")
         parts = check_book(response.content)
         included = chapter_titles(parts)
