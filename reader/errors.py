@@ -53,3 +53,45 @@ class Unavailable(ReaderError):
     """The database cannot do this right now (full disk, read-only file, locked)."""
 
     status = 503
+
+
+class StorageError(Unavailable):
+    """SQLite could not do what was asked: the disk is full, the file is read-only or
+    damaged. Reads usually still work, so one failed write must not take the app down.
+    `kind` is "full", "read-only", "damaged", "busy" or "io"."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+# SQLite's primary result codes (the low byte of an extended code) and what each means
+# for the person: https://www.sqlite.org/rescode.html
+_SQLITE_KINDS: dict[int, tuple[str, str]] = {
+    13: ("full", "the disk is full: free some space and try again (nothing was changed)"),
+    8: ("read-only", "the database is read-only: reading works, changes cannot be saved"),
+    11: ("damaged", "the database file is damaged: run `reader check`, and `reader export` to save what is left"),
+    26: ("damaged", "the database file is damaged (not a database): run `reader check`"),
+    5: ("busy", "the database is busy: try again in a moment"),
+    6: ("busy", "the database is busy: try again in a moment"),
+    10: ("io", "the disk could not be read or written: try again, and check the disk"),
+    14: ("io", "the database file cannot be opened: check that it and its directory exist and are readable"),
+}
+
+
+def storage_error(exc: Exception) -> StorageError | None:
+    """The StorageError for an exception from SQLite, with a sentence a person can act
+    on; None for anything that is not the file's or the disk's fault (a statement's
+    error is a bug, or, like an FTS syntax error, the caller's to handle)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and (code & 0xFF) in _SQLITE_KINDS:
+        kind, message = _SQLITE_KINDS[code & 0xFF]
+        return StorageError(message, kind)
+    text = str(exc).lower()
+    # aiosqlite and older builds do not always carry the code: fall back on the message
+    for needle, primary in (("disk is full", 13), ("readonly", 8), ("read-only", 8), ("malformed", 11),
+                            ("not a database", 26), ("locked", 5), ("disk i/o", 10)):
+        if needle in text:
+            kind, message = _SQLITE_KINDS[primary]
+            return StorageError(message, kind)
+    return None

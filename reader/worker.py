@@ -12,6 +12,7 @@ import asyncio
 import logging
 
 from .cleaning import Cleaner
+from .errors import StorageError
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,7 @@ class Worker:
         self.concurrency = concurrency
         self._nudge = asyncio.Event()
         self._stopping = False
+        self._trouble: dict[str, str] = {}  # what fails to write -> the last message said
 
     def wake(self) -> None:
         """A tap in this process: look at the line now rather than at the next poll.
@@ -42,7 +44,10 @@ class Worker:
         finally:
             beat.cancel()
             await asyncio.gather(beat, return_exceptions=True)
-            await asyncio.shield(self.store.worker_gone(self.cleaner.name))
+            try:
+                await asyncio.shield(self.store.worker_gone(self.cleaner.name))
+            except StorageError:  # the row expires by itself; stopping must not fail for it
+                pass
 
     async def _heartbeat(self) -> None:
         """Tell the database this worker is alive, for the wait estimates on the cards."""
@@ -50,9 +55,26 @@ class Worker:
         while True:
             try:
                 await self.store.worker_alive(self.cleaner.name, self.concurrency, ttl=3 * beat)
+            except StorageError as exc:
+                self._storage_trouble("the worker's heartbeat", exc)
             except Exception:
                 log.exception("worker heartbeat failed")
+            else:
+                self._storage_trouble("the worker's heartbeat", None)
             await asyncio.sleep(beat)
+
+    def _storage_trouble(self, what: str, exc: StorageError | None) -> None:
+        """A full disk or a read-only file fails every write until someone fixes it: say
+        so once when it starts and once when it is over, not every few seconds."""
+        message = exc.message if exc is not None else None
+        if message == self._trouble.get(what):
+            return
+        if message is None:
+            log.info("%s works again", what)
+            del self._trouble[what]
+        else:
+            log.warning("%s cannot write to the database: %s", what, message)
+            self._trouble[what] = message
 
     def stop(self) -> None:
         self._stopping = True
@@ -63,9 +85,14 @@ class Worker:
             nudge = self._nudge
             try:
                 run = await self.store.take_next(self.cleaner.name, self.claim_ttl)
+            except StorageError as exc:
+                self._storage_trouble("taking from the queue", exc)
+                run = None
             except Exception:
                 log.exception("taking from the queue failed; retrying after the poll interval")
                 run = None
+            else:
+                self._storage_trouble("taking from the queue", None)
             if run is not None:
                 # Shielded: stopping the worker stops the pulling, not the extraction.
                 try:

@@ -18,13 +18,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
+from ..errors import storage_error
 from .schema import migrate
 
 STATES = ("new", "queued", "cleaning", "ready", "failed")
@@ -144,26 +145,51 @@ class StoreBase:
     # -- plumbing ---------------------------------------------------------------
 
     async def _all(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
-        return [dict(r) for r in await self._read.execute_fetchall(sql, params)]
+        with _as_storage_error():
+            return [dict(r) for r in await self._read.execute_fetchall(sql, params)]
 
     async def _one(self, sql: str, params: Params = ()) -> dict[str, Any] | None:
-        rows = await rows_of(self._read, sql, params)
+        with _as_storage_error():
+            rows = await rows_of(self._read, sql, params)
         return _row(rows[0]) if rows else None
 
     async def _count(self, sql: str, params: Params = ()) -> int:
         """The number in the first column of an aggregate's single row."""
-        rows = await rows_of(self._read, sql, params)
+        with _as_storage_error():
+            rows = await rows_of(self._read, sql, params)
         return int(rows[0][0])
 
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         async with self._write_lock:
-            await self._write.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._write
-            except BaseException:
-                await self._write.execute("ROLLBACK")
-                raise
-            else:
-                await self._write.execute("COMMIT")
+            with _as_storage_error():
+                await self._write.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._write
+                except BaseException:
+                    # A full disk or an I/O error may have rolled the transaction back
+                    # already; the error that matters is the one that got us here.
+                    with contextlib.suppress(sqlite3.Error):
+                        await self._write.execute("ROLLBACK")
+                    raise
+                else:
+                    try:
+                        await self._write.execute("COMMIT")
+                    except sqlite3.Error:
+                        with contextlib.suppress(sqlite3.Error):
+                            await self._write.execute("ROLLBACK")
+                        raise
+
+
+@contextlib.contextmanager
+def _as_storage_error() -> Iterator[None]:
+    """A full disk, a read-only or damaged file becomes a StorageError (a 503 with a
+    sentence, one line on the command line); any other SQLite error is left as it is."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        converted = storage_error(exc)
+        if converted is None:
+            raise
+        raise converted from exc
 

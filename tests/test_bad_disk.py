@@ -1,0 +1,89 @@
+"""A bad disk day (issue 10, item 17): a full disk, a read-only database, a damaged file.
+Real conditions only: the database lives on a tiny tmpfs that a filler file fills up, a
+file system remounted read-only, pages of a copy overwritten with garbage."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reader.settings import Settings
+
+from .helpers import LoopbackServer, app_client, subscribe_slugs, wait_for
+
+
+class Disk:
+    """A tmpfs of a few megabytes, mounted for one test: `fill()` takes every free byte
+    (as a runaway log would), `free()` gives them back, `read_only()` remounts it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.filler = root / "filler"
+
+    def fill(self) -> None:
+        with contextlib.suppress(OSError), self.filler.open("ab") as f:
+            while True:
+                f.write(b"\0" * 4096)
+                f.flush()
+        # the last partial block may still fit a page: take it with small writes too
+        with contextlib.suppress(OSError), self.filler.open("ab") as f:
+            while True:
+                f.write(b"\0" * 512)
+                f.flush()
+
+    def free(self) -> None:
+        self.filler.unlink(missing_ok=True)
+
+    def remount(self, mode: str) -> None:
+        subprocess.run(["mount", "-o", f"remount,{mode}", str(self.root)], check=True, capture_output=True)
+
+
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[Disk]:
+    root = tmp_path / "disk"
+    root.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(root)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({mounted.stderr.decode().strip()}): needs root")
+    try:
+        yield Disk(root)
+    finally:
+        subprocess.run(["umount", "-l", str(root)], capture_output=True)
+
+
+@pytest.fixture
+def on_disk(settings: Settings, disk: Disk) -> Settings:
+    return settings.replace(db=disk.root / "reader.db", serve_workers=0, extract_processes=0)
+
+
+async def test_a_full_disk_answers_writes_with_503_and_says_so_while_reads_go_on(
+        on_disk: Settings, disk: Disk, pages: LoopbackServer) -> None:
+    async with app_client(on_disk) as client:
+        _, [first, second] = await subscribe_slugs(client, pages, ["one", "two"])
+        disk.fill()
+
+        tap = await client.post(f"/api/articles/{first}/queue", json={})
+        assert tap.status_code == 503
+        assert tap.headers["content-type"].startswith("application/json")
+        assert "the disk is full" in tap.json()["error"]
+        star = await client.post(f"/api/articles/{first}/star")
+        assert star.status_code == 503 and "the disk is full" in star.json()["error"]
+
+        form = await client.post(f"/articles/{second}/queue", data={"lane": "normal"})
+        assert form.status_code == 503
+        assert form.headers["content-type"].startswith("text/html")
+        assert "the disk is full" in form.text
+
+        # reads go on: the headlines, one article, the API's list
+        assert (await client.get("/")).status_code == 200
+        assert (await client.get(f"/api/articles/{first}")).json()["state"] == "new"
+        assert len((await client.get("/api/articles")).json()["items"]) == 2
+
+        disk.free()
+        tap = await client.post(f"/api/articles/{first}/queue", json={})
+        assert tap.status_code == 200 and tap.json()["state"] == "queued"
