@@ -25,6 +25,7 @@ from typing import Any
 
 import httpx
 
+from .errors import StorageError
 from .extract import CpuPool, PoolUnavailable, extract_article
 from .fetch import FetchError
 from .settings import Settings
@@ -54,6 +55,11 @@ class Cleaner:
         self.name = name
         # Strong references: a task only referenced by the event loop may be collected.
         self._running: dict[int, asyncio.Task[tuple[str, str | None]]] = {}
+        # Results that could not be stored (a full disk): kept here and stored again
+        # once that works, rather than fetched a second time after the claim expires.
+        self.unsaved: dict[int, tuple[Run, dict[str, Any]]] = {}
+        self._saver: asyncio.Task[None] | None = None
+        self.save_retry = 1.0  # seconds before the first new try; doubles up to 10 s
 
     # -- the two lanes ------------------------------------------------------------
 
@@ -63,6 +69,9 @@ class Cleaner:
         extraction running to completion."""
         waiting_since = time.time()
         while True:
+            kept = self.unsaved.get(article_id)
+            if kept is not None:  # cleaned, not yet stored: the person reads it anyway
+                return {**kept[1], "article_id": article_id, "cleaned_at": time.time()}
             content = await self.store.get_content(article_id)
             if content is not None:
                 return content
@@ -71,7 +80,7 @@ class Cleaner:
                 outcome, error = await asyncio.shield(self.start(run))
                 if outcome in ("failed", "unavailable"):
                     raise ArticleFailed(error)
-                continue  # cached, or released at shutdown: read back what is stored
+                continue  # cached, kept or released at shutdown: read back what there is
             await self._wait_for_holder(article_id, waiting_since)
 
     def start(self, run: Run) -> asyncio.Task[tuple[str, str | None]]:
@@ -92,6 +101,8 @@ class Cleaner:
         local = self._running.get(article_id)
         if local is not None:  # the holder is a task of ours: no need to poll
             await asyncio.shield(local)
+            return
+        if article_id in self.unsaved:
             return
         delay = 0.02
         while True:
@@ -115,7 +126,10 @@ class Cleaner:
         keeper = asyncio.create_task(self._keep_claim(run))
         try:
             try:
-                content = await self._extract_with_retries(run)
+                kept = self.unsaved.pop(run.article_id, None)
+                # The claim of a kept result expired before the disk had room again: this
+                # new run stores what was already cleaned instead of fetching it twice.
+                content = kept[1] if kept is not None else await self._extract_with_retries(run)
             except FetchError as exc:
                 await self.store.store_failed(run, str(exc))
                 return "failed", str(exc)
@@ -130,7 +144,11 @@ class Cleaner:
                 error = f"internal error while cleaning ({type(exc).__name__})"
                 await self.store.store_failed(run, error)
                 return "failed", error
-            await self.store.store_cleaned(run, content)
+            try:
+                await self.store.store_cleaned(run, content)
+            except StorageError as exc:
+                self._keep(run, content, exc)
+                return "kept", None
             return "cached", None
         except asyncio.CancelledError:
             # Only shutdown cancels an extraction, after its grace period: hand the claim
@@ -163,12 +181,49 @@ class Cleaner:
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
+    def _keep(self, run: Run, content: dict[str, Any], exc: StorageError) -> None:
+        """Hold a result the database would not take, and make sure something stores it
+        again. Its run stays open (neither cached nor failed) until it is stored."""
+        log.warning("article %s is cleaned but cannot be stored (%s): keeping it in memory and trying again",
+                    run.article_id, exc.message)
+        self.unsaved[run.article_id] = (run, content)
+        if self._saver is None or self._saver.done():
+            self._saver = asyncio.create_task(self._store_unsaved(), name="store-unsaved")
+
+    async def _store_unsaved(self) -> None:
+        delay = self.save_retry
+        while self.unsaved:
+            await asyncio.sleep(delay)
+            await self.save_unsaved()
+            delay = min(delay * 2, 10.0)
+
+    async def save_unsaved(self) -> int:
+        """Try to store every kept result now; returns how many are still unsaved. The
+        claim may have expired meanwhile: store_cleaned keeps a late result all the same
+        (the first stored content wins), and closes this run's ledger row."""
+        for article_id, (run, content) in list(self.unsaved.items()):
+            try:
+                await self.store.store_cleaned(run, content)
+            except StorageError:
+                break  # the disk is still full: the rest would fail the same way
+            except Exception:
+                log.exception("storing the kept result of article %s failed", article_id)
+                break
+            del self.unsaved[article_id]
+            log.info("article %s: the kept result is stored now", article_id)
+        return len(self.unsaved)
+
     async def _keep_claim(self, run: Run) -> None:
         """Renew the claim while the extraction runs, so a slow but live holder is never
         robbed. Stops when the claim has passed to someone else (fenced by run id)."""
         while True:
             await asyncio.sleep(self.settings.claim_ttl / 3)
-            if not await self.store.renew(run, self.settings.claim_ttl):
+            try:
+                renewed = await self.store.renew(run, self.settings.claim_ttl)
+            except StorageError as exc:  # nobody else can write either; try at the next beat
+                log.warning("could not renew the claim on article %s: %s", run.article_id, exc.message)
+                continue
+            if not renewed:
                 log.warning("lost the claim on article %s; the result will still be kept", run.article_id)
                 return
 
@@ -176,9 +231,14 @@ class Cleaner:
         """Shutdown: let running extractions finish within `grace` seconds, then cancel
         the rest, which releases their claims."""
         tasks = list(self._running.values())
-        if not tasks:
-            return
-        done, pending = await asyncio.wait(tasks, timeout=grace)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        if tasks:
+            done, pending = await asyncio.wait(tasks, timeout=grace)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        if self._saver is not None:
+            self._saver.cancel()
+            await asyncio.gather(self._saver, return_exceptions=True)
+        if self.unsaved and await self.save_unsaved():
+            log.error("stopping with %d cleaned articles that could not be stored (%s); they will be"
+                      " cleaned again when tapped or opened", len(self.unsaved), ", ".join(map(str, self.unsaved)))

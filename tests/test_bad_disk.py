@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,3 +88,35 @@ async def test_a_full_disk_answers_writes_with_503_and_says_so_while_reads_go_on
         disk.free()
         tap = await client.post(f"/api/articles/{first}/queue", json={})
         assert tap.status_code == 200 and tap.json()["state"] == "queued"
+
+
+async def test_a_result_that_cannot_be_stored_is_kept_and_stored_once_there_is_room(
+        on_disk: Settings, disk: Disk, pages: LoopbackServer) -> None:
+    """The page is fetched once: the cleaned result waits in memory for the disk, and the
+    person can read it meanwhile. (Before, the run waited out its claim and a worker
+    fetched the page a second time.)"""
+    gate = threading.Event()
+    async with app_client(on_disk.replace(serve_workers=1)) as client:
+        _, [article] = await subscribe_slugs(client, pages, ["slow"])
+        pages.add_article("slow", gate=gate)  # the worker's fetch waits here, its claim won
+        assert (await client.post(f"/api/articles/{article}/queue", json={})).status_code == 200
+        await wait_for(lambda: pages.hits["/slow.html"] == 1)
+        disk.fill()
+        gate.set()
+
+        async def readable() -> bool:
+            response = await client.get(f"/api/articles/{article}/content")
+            return response.status_code == 200 and "marker-slow" in response.json()["text"]
+
+        await wait_for(readable)  # from memory: the disk is still full
+        assert (await client.post(f"/api/articles/{article}/star")).status_code == 503
+
+        disk.free()
+
+        async def ready() -> bool:
+            return (await client.get(f"/api/articles/{article}")).json()["state"] == "ready"
+
+        await wait_for(ready)
+        assert pages.hits["/slow.html"] == 1
+        stats = (await client.get("/api/stats")).json()
+        assert (stats["started"], stats["cached"], stats["failed"], stats["running"]) == (1, 1, 0, 0)
