@@ -26,6 +26,7 @@ from .opml import export_opml
 from .portability import PortabilityError, backup, export, import_files
 from .settings import Settings, describe
 from .store import Store
+from .store.check import check_file
 from .urls import check_url
 
 EXAMPLE_DB = seed_db()
@@ -78,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("url")
     sub.add_parser("refresh", parents=[common], help="refresh every feed now")
     sub.add_parser("stats", parents=[common], help="the extraction ledger's counts")
+    sub.add_parser("check", parents=[common],
+                   help="is the database intact (PRAGMA quick_check), writable, with room on its disk?")
     clean = sub.add_parser("clean", help="clean saved HTML files exactly as the workers do (no database)")
     clean.add_argument("files", nargs="+", metavar="FILE")
     clean.add_argument("--url", help="the page's address, for its links (default: the file's own)")
@@ -98,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reader: {exc}", file=sys.stderr)
         return 2
     command = {"serve": _serve, "worker": _worker, "add-feed": _add_feed, "refresh": _refresh, "stats": _stats,
-               **LIBRARY_COMMANDS}
+               "check": _check, **LIBRARY_COMMANDS}
     try:
         return command[args.command](settings, args)
     except ReaderError as exc:  # the one place a refusal becomes a command's answer
@@ -131,6 +134,15 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
               f" guess it. Use at least {MIN_PASSWORD_LENGTH} characters.", file=sys.stderr)
         return 2
     seed_database(settings.db)
+    health = check_file(settings.db)
+    if health.unreadable or health.damaged:
+        # Serving a damaged file answers errors wherever its bad pages are read, and every
+        # write risks more: stop here, and say how to save what is left.
+        print(f"reader: refusing to serve {settings.db}: {_one_line('; '.join(health.problems()))}"
+              f" (then `reader import` the export into a fresh database)", file=sys.stderr)
+        return 2
+    for problem in health.problems():  # read-only or full: serve what can be served
+        print(f"reader: warning: {_one_line(problem)}", file=sys.stderr)
     print(f"reader: serving {settings.db} on http://{settings.host}:{settings.port}/", file=sys.stderr)
     if settings.host.strip("[]") in ("0.0.0.0", "::") and not (settings.allowed_hosts or settings.public_url):
         print("reader: only loopback names are answered (a guard against DNS rebinding): set READER_ALLOWED_HOSTS"
@@ -208,6 +220,16 @@ def _refresh(settings: Settings, args: argparse.Namespace) -> int:
         return 1 if any(r.error for r in results) else 0
 
     return asyncio.run(refresh())
+
+
+def _check(settings: Settings, args: argparse.Namespace) -> int:
+    """One line: `ok`, or what is wrong (exit status 2)."""
+    health = check_file(settings.db)
+    if health.ok:
+        print(f"{settings.db}: ok")
+        return 0
+    print(f"reader: {settings.db}: {_one_line('; '.join(health.problems()))}", file=sys.stderr)
+    return 2
 
 
 def _stats(settings: Settings, args: argparse.Namespace) -> int:

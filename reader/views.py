@@ -71,7 +71,10 @@ env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minut
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
-    html = env.get_template(template).render(request=request, csrf=request.scope.get("reader.csrf", ""), **context)
+    reader = getattr(request.app.state, "reader", None)
+    read_only = reader is not None and reader.store.read_only
+    html = env.get_template(template).render(request=request, csrf=request.scope.get("reader.csrf", ""),
+                                             read_only=read_only, **context)
     # Card states change by the second: Back must show the line as it is now, not a copy
     # the browser kept from before.
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from reader.cli import main
 from reader.settings import Settings
 
 from .helpers import LoopbackServer, app_client, subscribe_slugs, wait_for
@@ -120,3 +121,46 @@ async def test_a_result_that_cannot_be_stored_is_kept_and_stored_once_there_is_r
         assert pages.hits["/slow.html"] == 1
         stats = (await client.get("/api/stats")).json()
         assert (stats["started"], stats["cached"], stats["failed"], stats["running"]) == (1, 1, 0, 0)
+
+
+def check(db: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    status = main(["check", "--db", str(db)])
+    out = capsys.readouterr()
+    return status, out.out + out.err
+
+
+async def made(settings: Settings, pages: LoopbackServer, slugs: list[str]) -> list[int]:
+    """A database with a feed of these articles, closed again."""
+    async with app_client(settings) as client:
+        _, ids = await subscribe_slugs(client, pages, slugs)
+    return ids
+
+
+async def test_a_read_only_database_serves_reads_with_a_banner_and_refuses_writes_with_503(
+        on_disk: Settings, disk: Disk, pages: LoopbackServer, capsys: pytest.CaptureFixture[str]) -> None:
+    [article] = await made(on_disk, pages, ["one"])
+    disk.remount("ro")
+
+    status, said = check(on_disk.db, capsys)
+    assert status == 2 and "the database is read-only" in said and len(said.strip().splitlines()) == 1
+
+    async with app_client(on_disk) as client:  # before: "unable to open database file" at start
+        page = await client.get("/")
+        assert page.status_code == 200 and "Item one" in page.text
+        assert "The database is read-only" in page.text
+        tap = await client.post(f"/api/articles/{article}/queue", json={})
+        assert tap.status_code == 503 and "the database is read-only" in tap.json()["error"]
+        star = await client.post(f"/articles/{article}/star", data={})
+        assert star.status_code == 503 and "the database is read-only" in star.text
+        assert (await client.get(f"/api/articles/{article}")).json()["starred"] is False
+
+
+async def test_check_says_ok_or_what_is_wrong_in_one_line(
+        on_disk: Settings, disk: Disk, pages: LoopbackServer, capsys: pytest.CaptureFixture[str]) -> None:
+    await made(on_disk, pages, ["one"])
+    assert check(on_disk.db, capsys) == (0, f"{on_disk.db}: ok\n")
+    disk.fill()
+    status, said = check(on_disk.db, capsys)
+    assert status == 2 and "the disk is full" in said and len(said.strip().splitlines()) == 1
+    status, said = check(on_disk.db.with_name("missing.db"), capsys)
+    assert status == 2 and "no database at" in said

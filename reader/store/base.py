@@ -25,8 +25,9 @@ from typing import Any
 
 import aiosqlite
 
-from ..errors import storage_error
-from .schema import migrate
+from ..errors import StorageError, storage_error
+from .check import read_only_uri, writable
+from .schema import MIGRATIONS, migrate
 
 STATES = ("new", "queued", "cleaning", "ready", "failed")
 
@@ -122,9 +123,18 @@ class StoreBase:
         self._read = read
         self._write = write
         self._write_lock = asyncio.Lock()
+        self._read_only = read is write
+
+    @property
+    def read_only(self) -> bool:
+        """Opened read-only (the file, its directory or its disk cannot be written):
+        reads work, every write is a StorageError saying so."""
+        return self._read_only
 
     @classmethod
     async def _connect(cls, path: Path) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
+        if path.is_file() and not writable(path):
+            return await cls._connect_read_only(path)
         write = await aiosqlite.connect(path, isolation_level=None)
         try:
             await _configure(write)
@@ -137,9 +147,26 @@ class StoreBase:
             raise
         return read, write
 
+    @classmethod
+    async def _connect_read_only(cls, path: Path) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
+        read = await aiosqlite.connect(read_only_uri(path), uri=True, isolation_level=None)
+        try:
+            await _configure(read)
+            with _as_storage_error():
+                version = (await rows_of(read, "PRAGMA user_version"))[0][0]
+            if version != len(MIGRATIONS):
+                raise StorageError(f"the database is read-only and at schema version {version}, not"
+                                   f" {len(MIGRATIONS)}: it cannot be upgraded; make it writable", "read-only")
+        except BaseException:
+            await read.close()
+            raise
+        # One connection serves both: every write on it fails with SQLITE_READONLY.
+        return read, read
+
     async def close(self) -> None:
         await self._read.close()
-        await self._write.close()
+        if self._write is not self._read:
+            await self._write.close()
 
 
     # -- plumbing ---------------------------------------------------------------
