@@ -21,9 +21,9 @@ from .access import MIN_PASSWORD_LENGTH, server_options
 from .app import create_app, running
 from .core import Reader, parse_int
 from .editions import Filters, make_edition, mark_read_after_download
-from .errors import Invalid, ReaderError
+from .errors import Invalid, ReaderError, StorageError
 from .opml import export_opml
-from .portability import PortabilityError, backup, export, import_files
+from .portability import PortabilityError, backup, export, import_files, salvage_export
 from .settings import Settings, describe
 from .store import Store
 from .store.check import check_file
@@ -338,12 +338,33 @@ def _export(settings: Settings, args: argparse.Namespace) -> int:
 
     try:
         written = asyncio.run(run())
+    except (StorageError, sqlite3.DatabaseError) as exc:
+        if isinstance(exc, StorageError) and exc.kind != "damaged":
+            raise
+        return _salvage(settings, args, exc)
     except (PortabilityError, OSError) as exc:
         print(f"reader: export failed: {exc}", file=sys.stderr)
         return 1
     for path in written:
         print(f"wrote {path}")
     return 0
+
+
+def _salvage(settings: Settings, args: argparse.Namespace, exc: Exception) -> int:
+    """A damaged file: export what is still readable, row by row, and say what was lost.
+    Exit status 1 if anything was."""
+    print(f"reader: {settings.db} is damaged ({_one_line(str(exc))}); exporting what is still readable",
+          file=sys.stderr)
+    try:
+        written, found = asyncio.run(salvage_export(settings.db, args.out))
+    except (PortabilityError, OSError, sqlite3.Error) as error:
+        print(f"reader: export failed: {_one_line(str(error))}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"wrote {path}")
+    print(f"saved {len(found.feeds)} feeds and {len(found.articles)} articles; unreadable: {found.lost_feeds} feeds,"
+          f" {found.lost_articles} articles, {found.lost_contents} cleaned texts")
+    return 1 if found.lost_feeds or found.lost_articles or found.lost_contents else 0
 
 
 def _import(settings: Settings, args: argparse.Namespace) -> int:

@@ -29,6 +29,7 @@ from .errors import ReaderError
 from .opml import OpmlError, build_opml, parse_opml
 from .sanitize import clean_html, plain_text, valid_text
 from .store import Store
+from .store.salvage import Salvage, salvage
 from .urls import http_url
 
 FORMAT = "reader-export"
@@ -63,11 +64,17 @@ def _backup(source: Path, dest: Path) -> None:
             try:
                 # One step (pages=-1): the whole copy comes from one read snapshot, while
                 # writers in WAL mode carry on.
-                src.backup(dst)
-                dst.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
-                ok = dst.execute("PRAGMA quick_check").fetchone()[0]
+                try:
+                    src.backup(dst)
+                    dst.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+                    ok = dst.execute("PRAGMA quick_check").fetchone()[0]
+                except sqlite3.DatabaseError as exc:
+                    ok = str(exc)
                 if ok != "ok":
-                    raise PortabilityError(f"the copy failed its check: {ok}")
+                    # The backup API copies pages as they are: a damaged page stays damaged.
+                    raise PortabilityError(
+                        f"the database file is damaged ({ok}) and a copy of it would be too, so none was written;"
+                        " `reader export` saves what is still readable, row by row")
             finally:
                 dst.close()
             os.replace(temporary, dest)
@@ -121,8 +128,22 @@ async def export_document(store: Store) -> dict[str, Any]:
 
 async def export(store: Store, out: Path) -> list[Path]:
     """Write the export; returns the files written."""
-    out = Path(out)
-    document = await export_document(store)
+    return _write_export(await export_document(store), Path(out))
+
+
+async def salvage_export(db: Path, out: Path) -> tuple[list[Path], Salvage]:
+    """The export of a damaged file: whatever rows can still be read, one at a time (see
+    reader/store/salvage.py), with counts of what was lost."""
+    found = await asyncio.to_thread(salvage, Path(db))
+    document = {
+        "format": FORMAT, "version": VERSION, "exported_at": time.time(),
+        "feeds": [{"url": f["url"], "title": f["title"], "site_url": f["site_url"]} for f in found.feeds],
+        "articles": [_article_record(r) for r in found.articles],
+    }
+    return _write_export(document, Path(out)), found
+
+
+def _write_export(document: dict[str, Any], out: Path) -> list[Path]:
     data = json.dumps(document, ensure_ascii=False, indent=1).encode() + b"\n"
     if out.suffix.lower() == ".json":
         if not out.parent.is_dir():

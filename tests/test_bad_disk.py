@@ -4,8 +4,12 @@ file system remounted read-only, pages of a copy overwritten with garbage."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import os
+import random
+import sqlite3
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -15,6 +19,7 @@ import pytest
 
 from reader.cli import main
 from reader.settings import Settings
+from reader.store import Store
 
 from .helpers import LoopbackServer, app_client, subscribe_slugs, wait_for
 
@@ -164,3 +169,65 @@ async def test_check_says_ok_or_what_is_wrong_in_one_line(
     assert status == 2 and "the disk is full" in said and len(said.strip().splitlines()) == 1
     status, said = check(on_disk.db.with_name("missing.db"), capsys)
     assert status == 2 and "no database at" in said
+
+
+async def damaged_library(settings: Settings, links: int = 150) -> tuple[Path, int]:
+    """A library of saved links with long titles (about two to a page), closed, then two
+    of the articles table's pages overwritten with garbage. Returns the file and how many
+    articles were on the damaged pages."""
+    async with await Store.open(settings.db) as store:
+        for n in range(links):
+            await store.save_link(f"http://example.org/{n}", f"Saved link {n} " + "x" * 1500)
+    with contextlib.closing(sqlite3.connect(settings.db)) as db:
+        db.execute("PRAGMA journal_mode = DELETE")  # everything in the one file
+        leaves = [row[0] for row in db.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'articles' AND pagetype = 'leaf' ORDER BY pageno")]
+        damaged = [leaves[len(leaves) // 3], leaves[2 * len(leaves) // 3]]
+        lost = sum(db.execute("SELECT ncell FROM dbstat WHERE pageno = ?", (page,)).fetchone()[0]
+                   for page in damaged)
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    garbage = random.Random(17)
+    with settings.db.open("r+b") as f:
+        for page in damaged:
+            f.seek((page - 1) * page_size)
+            f.write(garbage.randbytes(page_size))
+    return settings.db, lost
+
+
+def test_a_damaged_file_is_refused_by_serve_and_backup_and_export_saves_the_rest(
+        settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db, lost = asyncio.run(damaged_library(settings))  # the commands run their own event loops
+    assert lost > 0
+    args = ["--db", str(db)]
+
+    status, said = check(db, capsys)
+    assert status == 2 and "the database file is damaged" in said and len(said.strip().splitlines()) == 1
+    assert main(["serve", *args]) == 2
+    assert "refusing to serve" in capsys.readouterr().err
+
+    assert main(["backup", *args, str(tmp_path / "copy.db")]) == 1
+    err = capsys.readouterr().err
+    assert "damaged" in err and "reader export" in err
+    assert not (tmp_path / "copy.db").exists()
+
+    out = tmp_path / "export"
+    assert main(["export", *args, "--out", str(out)]) == 1  # 1: not everything could be saved
+    said = capsys.readouterr().out
+    assert f"saved 0 feeds and {150 - lost} articles; unreadable: 0 feeds, {lost} articles" in said
+    records = json.loads((out / "articles.json").read_text())["articles"]
+    assert len(records) == 150 - lost
+    assert all(r["title"].startswith("Saved link ") for r in records)
+
+    fresh = tmp_path / "fresh.db"
+    assert main(["import", "--db", str(fresh), str(out)]) == 0
+    assert f"{150 - lost} new articles" in capsys.readouterr().out
+
+
+async def test_reading_a_damaged_page_is_a_503_that_says_so(settings: Settings) -> None:
+    await damaged_library(settings)
+    async with app_client(settings.replace(serve_workers=0, extract_processes=0)) as client:
+        response = await client.get("/api/articles", params={"limit": 200})
+        assert response.status_code == 503  # before: a text/plain 500
+        assert "the database file is damaged" in response.json()["error"]
+        page = await client.get("/?starred=1")
+        assert page.status_code in (200, 503)  # whichever pages the query touched
