@@ -7,11 +7,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import random
 import sqlite3
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -231,3 +233,25 @@ async def test_reading_a_damaged_page_is_a_503_that_says_so(settings: Settings) 
         assert "the database file is damaged" in response.json()["error"]
         page = await client.get("/?starred=1")
         assert page.status_code in (200, 503)  # whichever pages the query touched
+
+
+async def test_the_worker_says_once_that_it_cannot_write_not_every_beat(
+        on_disk: Settings, disk: Disk, pages: LoopbackServer, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="reader.worker")
+    async with app_client(on_disk.replace(serve_workers=1, worker_interval=0.3)) as client:
+        await subscribe_slugs(client, pages, ["one"])
+        disk.fill()
+
+        def heartbeat_lapsed() -> bool:
+            # the heartbeat row lasts three beats: once it has lapsed, several beats failed
+            with contextlib.closing(sqlite3.connect(on_disk.db)) as db:
+                return db.execute("SELECT count(*) FROM workers WHERE expires_at > ?", (time.time(),)
+                                  ).fetchone()[0] == 0
+
+        await wait_for(heartbeat_lapsed)
+        warnings = [r for r in caplog.records if "heartbeat" in r.getMessage() and r.levelno >= logging.WARNING]
+        assert len(warnings) == 1 and "the disk is full" in warnings[0].getMessage()
+        assert not any(r.exc_info for r in caplog.records)  # no tracebacks for a full disk
+
+        disk.free()
+        await wait_for(lambda: any("heartbeat works again" in r.getMessage() for r in caplog.records))
