@@ -45,7 +45,13 @@ class Health:
 def writable(path: Path) -> bool:
     """Whether SQLite can write the file and the journal files beside it. os.access
     sees read-only mounts as well as permissions."""
-    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    if not os.access(path, os.W_OK):
+        return False
+    if os.access(path.parent, os.W_OK):
+        return True
+    # The directory is closed, but WAL files already there (another process has the
+    # database open) are all SQLite needs.
+    return all(os.access(path.with_name(path.name + suffix), os.W_OK) for suffix in ("-wal", "-shm"))
 
 
 def read_only_uri(path: Path) -> str:
