@@ -241,4 +241,5 @@ class Cleaner:
             await asyncio.gather(self._saver, return_exceptions=True)
         if self.unsaved and await self.save_unsaved():
             log.error("stopping with %d cleaned articles that could not be stored (%s); they will be"
-                      " cleaned again when tapped or opened", len(self.unsaved), ", ".join(map(str, self.unsaved)))
+                      " cleaned again (a queued one is still in line)",
+                      len(self.unsaved), ", ".join(map(str, self.unsaved)))
