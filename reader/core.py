@@ -27,7 +27,7 @@ from .discover import NoFeedFound, Subscription, subscribe
 from .errors import ExtractionFailed, Invalid, NotFound
 from .extract import CpuPool
 from .feeds import RefreshResult, refresh_feeds
-from .line import estimate_wait
+from .line import Timings, Work, estimate_waits
 from .opml import ImportResult, OpmlError, export_opml, import_opml
 from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
 from .records import Article, Content, Feed
@@ -68,14 +68,20 @@ class Reader:
 
     async def _with_waits(self, rows: Sequence[dict[str, Any]]) -> list[Article]:
         """Records for store rows, each queued one with its estimated wait and the
-        workers' capacity (the history is read once, only when something is queued)."""
+        workers' capacity (the history and the line are read once, only when something is
+        queued). The wait costs the article by its own site's recent runs and the work
+        ahead of it by theirs (reader/line.py)."""
         articles = [Article.from_row(row) for row in rows]
         if any(a.state == "queued" for a in articles):
-            durations = await self.store.recent_durations()
+            timings = Timings.from_runs(await self.store.recent_timings())
             capacity = await self.store.capacity()
+            work = await self.store.work_in_line()
+            waits = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
+                                   timings, capacity)
+            wait_of = {w["article_id"]: wait for w, wait in zip(work, waits)}
             for a in articles:
                 if a.state == "queued" and a.position is not None:
-                    a.wait = estimate_wait(a.position, durations, capacity)
+                    a.wait = wait_of.get(a.id)
                     a.capacity = capacity
         return articles
 

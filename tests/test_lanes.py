@@ -9,7 +9,7 @@ import time
 
 from reader.app import running
 from reader.feeds import refresh_feeds
-from reader.line import describe_wait, estimate_wait
+from reader.line import Timings, Work, describe_wait, estimate_waits
 
 from .helpers import app_client, rss, wait_for, worker_process
 
@@ -121,14 +121,20 @@ async def test_three_worker_processes_and_the_app_worker_drain_sixty_slow_pages_
     assert peak >= 3
 
 
-def test_wait_estimates_follow_recent_extraction_times_and_worker_count():
-    durations = [2.0, 2.0, 10.0, 2.0, 3.0]  # median 2 s: one slow page does not skew it
-    assert estimate_wait(1, durations, capacity=1) == 2.0
-    assert estimate_wait(3, durations, capacity=1) == 6.0
-    assert estimate_wait(3, durations, capacity=4) == 2.0
-    assert estimate_wait(9, durations, capacity=4) == 6.0
-    assert estimate_wait(3, [], capacity=1) is None  # no history: no made-up number
-    assert estimate_wait(3, durations, capacity=0) is None  # no worker running
+def test_wait_estimates_follow_each_sites_recent_times_the_work_ahead_and_the_workers():
+    slow, fast = "http://slow.example/a", "http://fast.example/b"
+    runs = [{"url": slow, "seconds": s} for s in (2.0, 2.0, 10.0, 2.0, 3.0)]  # median 2 s: one odd page does not skew it
+    runs += [{"url": fast, "seconds": 0.1}] * 30
+    timings = Timings.from_runs(runs)
+    assert timings.expected(slow) == 2.0 and timings.expected(fast) == 0.1
+    assert timings.expected("http://never.example/") is not None  # a new site: the overall median
+    line = [Work(slow), Work(fast), Work(slow)]
+    assert estimate_waits(line, timings, capacity=1) == [2.0, 2.1, 4.1]
+    assert estimate_waits(line, timings, capacity=2) == [2.0, 1.1, 3.05]
+    # one being cleaned for 1.5 s of its 2: half a second is left of it
+    assert estimate_waits([Work(slow, started_at=100.0), Work(slow)], timings, 1, now=101.5) == [0.5, 2.5]
+    assert estimate_waits(line, Timings(), capacity=1) == [None] * 3  # no history: no made-up number
+    assert estimate_waits(line, timings, capacity=0) == [None] * 3  # no worker running
     assert describe_wait(41.0) == "about 40 s"
     assert describe_wait(200.0) == "about 3 min"
     assert describe_wait(None) == ""
@@ -157,10 +163,9 @@ async def test_cards_and_the_api_estimate_the_wait_from_the_ledger_and_the_worke
         await client.post(f"/api/articles/{ids[2]}/queue")
         await wait_for(lambda: pages.hits["/p2.html"] == 1)
         tapped = [(await client.post(f"/api/articles/{i}/queue")).json() for i in ids[3:]]
-        durations = await reader.store.recent_durations()
         assert await reader.store.capacity() == 1
-        expected = [estimate_wait(n, durations, 1) for n in (1, 2)]
-        assert [t["wait_seconds"] for t in tapped] == expected and expected[0] > 0
+        expected = [t["wait_seconds"] for t in tapped]
+        assert 0 < expected[0] < expected[1]  # the second waits for the first as well
         page = (await client.get("/queue")).text
         gate.set()
     # /queue shows the line in service order: the one being cleaned, then the waiting ones

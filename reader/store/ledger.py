@@ -28,14 +28,32 @@ class LedgerStore(StoreBase):
         """Articles the live workers clean at once, all processes together."""
         return await self._count("SELECT coalesce(sum(slots), 0) FROM workers WHERE expires_at > ?", (time.time(),))
 
-    async def recent_durations(self, limit: int = 20) -> list[float]:
-        """Seconds the latest finished extractions took, newest first: wait estimates."""
-        rows = await self._all(
-            "SELECT finished_at - started_at AS seconds FROM runs"
-            " WHERE outcome IN ('cached', 'failed') ORDER BY finished_at DESC LIMIT ?",
+    async def recent_timings(self, limit: int = 200) -> list[dict[str, Any]]:
+        """The latest finished extractions, newest first, each with the URL it fetched
+        (None once its article is gone): per-site wait estimates."""
+        return await self._all(
+            "SELECT a.url, r.finished_at - r.started_at AS seconds FROM runs r"
+            " LEFT JOIN articles a ON a.id = r.article_id"
+            " WHERE r.outcome IN ('cached', 'failed') ORDER BY r.finished_at DESC LIMIT ?",
             (limit,),
         )
-        return [r["seconds"] for r in rows]
+
+    async def work_in_line(self) -> list[dict[str, Any]]:
+        """What the workers still have to do, in the order they do it: the articles being
+        cleaned (with when their run started), then the waiting ones in service order."""
+        now = time.time()
+        return await self._all(
+            """
+            SELECT q.article_id, a.url, r.started_at,
+                   (cl.expires_at IS NOT NULL AND cl.expires_at > :now) AS cleaning
+            FROM queue q JOIN articles a ON a.id = q.article_id
+            LEFT JOIN claims cl ON cl.article_id = q.article_id
+            LEFT JOIN runs r ON r.id = cl.run_id
+            WHERE NOT EXISTS (SELECT 1 FROM contents c WHERE c.article_id = q.article_id)
+            ORDER BY cleaning DESC, q.due_at, q.seq
+            """,
+            {"now": now},
+        )
 
 
     async def stats(self) -> dict[str, int]:
