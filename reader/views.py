@@ -171,12 +171,24 @@ async def live(request: Request) -> Response:
     return render(request, "_live_update.html", articles=articles, active=_pending(articles))
 
 
+def _ids(values: list[str], limit: int = 500) -> list[int]:
+    """The ids of a page's pending cards as a form or a poll sends them; anything else is
+    dropped (they only say which cards to refresh)."""
+    return [int(v) for v in values[:limit] if v.isascii() and v.isdigit() and int(v) <= MAX_ID]
+
+
 async def _card_or_back(request: Request, article: Article, form: FormData) -> Response:
-    """After a tap: the new card for htmx (and the poller switched on, out of band, so the
-    card keeps moving), or back where the person was without JavaScript."""
+    """After a tap: the new card for htmx, with the page's other pending cards (their ids
+    come with the tap) read in the same statement and swapped in out of band, so every
+    position on the page comes from one read; and the poller switched on, so the cards
+    keep moving. Without JavaScript, back where the person was."""
     if is_htmx(request):
-        return render(request, "_card_update.html", article=article, active=_pending([article]),
-                      here=back_to(form))
+        others = [i for i in _ids([str(v) for v in form.getlist("id")]) if i != article.id]
+        fresh = await reader_of(request).articles(ids=[article.id, *others], limit=len(others) + 1)
+        article = next((a for a in fresh if a.id == article.id), article)
+        rest = [a for a in fresh if a.id != article.id]
+        return render(request, "_card_update.html", article=article, others=rest,
+                      active=_pending([article, *rest]), here=back_to(form))
     return RedirectResponse(back_to(form), status_code=303)
 
 
