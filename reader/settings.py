@@ -109,8 +109,9 @@ class Settings:
     port: int = _setting("READER_PORT", 8000, "port `reader serve` listens on", int)
     page_size: int = _setting("READER_PAGE_SIZE", 50, "cards per browse page", int)
     open_wait: float = _setting(
-        "READER_OPEN_WAIT", 1.5,
-        "seconds opening an article that is not ready waits for its text before showing the feed's summary", float)
+        "READER_OPEN_WAIT", 0.0,
+        "seconds opening an article that is not ready waits for its text before showing the feed's summary"
+        " (0: the summary and “cleaning…” at once, the text swapped in when it is there)", float)
     edition_max_bytes: int = _setting(
         "READER_EDITION_MAX_BYTES", 50_000_000,
         "largest EPUB edition (text and images, before compression); articles past it wait for the next one", int)

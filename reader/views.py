@@ -207,8 +207,10 @@ async def unqueue(request: Request) -> Response:
 
 async def read(request: Request) -> Response:
     """The direct lane: the cleaned text now if it is cached; else the extraction started
-    (or joined) and waited for at most `open_wait` seconds. Past that, the feed's summary
-    with a "cleaning…" state that polls for the full text and swaps it in by itself."""
+    (or joined) and, by default, the feed's summary painted at once with a "cleaning…"
+    state that polls for the full text and swaps it in by itself (`open_wait` seconds of
+    waiting for the text first, if set). The extraction is its own task: the page going
+    away never cancels it."""
     reader = reader_of(request)
     article_id = request.path_params["id"]
     article, content, error = await _reading_state(request, article_id, reader.settings.open_wait)

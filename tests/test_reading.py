@@ -150,3 +150,35 @@ async def test_browse_filters_unread_starred_state_and_feed(settings, pages):
         page = (await client.get(f"/?feed={two}")).text
         assert f'<option value="{two}" selected>Two</option>' in page
         assert '<a href="/?unread=1&amp;feed=' in page  # filters keep the feed
+
+
+async def test_opening_an_uncleaned_article_paints_at_once_and_the_open_alone_gets_it_cleaned(settings, pages):
+    """By default the reader view does not wait for the text: the page comes back with the
+    feed's summary and "cleaning…" while the site has not answered yet (it cannot: its gate
+    is shut). The open itself starts the direct claim, and the work finishes with no page
+    polling for it (the person closed the tab)."""
+    from reader.settings import Settings
+
+    default_wait = Settings.from_env({}).open_wait
+    assert default_wait == 0  # nothing blank before the first paint
+    gate = threading.Event()
+    pages.add("/slow.html", article_html("Slow", "marker-slow"), gate=gate)
+    async with app_client(settings.replace(serve_workers=0, open_wait=default_wait)) as client:
+        store = client.app.state.reader.store
+        _, [slow] = await subscribe(client, pages, ["slow"], summaries={"slow": "&lt;p&gt;summary-slow&lt;/p&gt;"})
+        try:
+            page = await client.get(f"/articles/{slow}")
+            assert page.status_code == 200
+            assert "cleaning…" in page.text and "summary-slow" in page.text and "marker-slow" not in page.text
+            assert '<meta http-equiv="refresh" content="3">' in page.text  # without JavaScript: reloads
+            # the open is what authorized the cleaning: a direct run holds the claim, no worker runs
+            runs = await wait_for(lambda: store.runs(slow))
+            assert [r["lane"] for r in runs] == ["direct"]
+            assert await store.claim_holder(slow) is not None
+        finally:
+            gate.set()
+        # nobody polls, nobody reopens: the text still arrives
+        assert await wait_for(lambda: store.get_content(slow), timeout=30)
+        [run] = await store.runs(slow)
+        assert run["outcome"] == "cached"
+    assert pages.hits["/slow.html"] == 1
