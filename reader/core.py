@@ -23,7 +23,7 @@ import httpx
 from markupsafe import Markup, escape
 
 from .cleaning import ArticleFailed, Cleaner, UnknownArticle
-from .discover import NoFeedFound, Subscription, subscribe
+from .discover import NoFeedFound, NotSubscribed, Subscription, subscribe
 from .errors import ExtractionFailed, Invalid, NotFound
 from .extract import CpuPool
 from .feeds import RefreshResult, refresh_feeds
@@ -199,7 +199,7 @@ class Reader:
         try:
             return await subscribe(self.store, self.client, self.pool, checked,
                                    max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout)
-        except NoFeedFound as exc:
+        except (NoFeedFound, NotSubscribed) as exc:
             raise Invalid(str(exc)) from None
 
     async def unsubscribe(self, feed_id: int) -> None:

@@ -6,10 +6,11 @@ HTML page is searched for `<link rel="alternate" type="application/rss+xml | ato
 feed+json">` and the first feed it names is subscribed. A page that names none is an
 error the person sees (422 in the API): nothing is subscribed.
 
-A URL that cannot be fetched right now (404, timeout, blocked address) is still
-subscribed with its error, as before discovery existed: the feed may come back, and the
-feeds page shows why it failed. Only a page that *answered* with HTML and no feed link
-is refused, because retrying it later would never turn it into a feed.
+Nothing is saved unless a feed was read: a URL that cannot be fetched (404, timeout, a
+private address), that answers with something that is not a feed, or whose announced
+feed cannot be read is refused with one plain sentence saying why (NotSubscribed), and
+the person decides whether to try again. A feed already subscribed that fails later
+keeps its error on the feeds page instead (feeds.py).
 """
 
 from __future__ import annotations
@@ -34,6 +35,16 @@ FEED_TYPES = ("application/rss+xml", "application/atom+xml", "application/feed+j
 
 class NoFeedFound(Exception):
     """The URL answered with a web page that links to no feed."""
+
+
+class NotSubscribed(Exception):
+    """The URL could not be read as a feed: nothing was saved. The message is one sentence."""
+
+
+def _refusal(url: str, reason: str) -> NotSubscribed:
+    # Fetch errors are written for a card ("blocked: …"); here they follow "not subscribed".
+    reason = reason.removeprefix("blocked: ").rstrip(".")
+    return NotSubscribed(f"{url} was not subscribed: {reason}.")
 
 
 @dataclass
@@ -106,12 +117,12 @@ async def subscribe(
     try:
         response = await fetch(client, url, max_bytes=max_bytes, deadline=deadline, accept=FEED_ACCEPT)
     except FetchError as exc:
-        return await _subscribe_failed(store, url, str(exc))
+        raise _refusal(url, str(exc)) from None
     try:
         parsed = await pool.run(parse_feed, response.body, response.url, response.content_type)
     except FeedError as exc:
         if not is_html(response.content_type, response.body):
-            return await _subscribe_failed(store, url, str(exc))  # a broken feed, perhaps fixed later
+            raise _refusal(url, f"it is not a feed ({exc})") from None
         found = await pool.run(feed_links, response.body, response.url, response.charset)
         if not found:
             raise NoFeedFound(
@@ -119,22 +130,15 @@ async def subscribe(
                 " (paste the feed's own URL instead)"
             ) from None
         return await _subscribe_discovered(store, client, pool, found[0], max_bytes=max_bytes, deadline=deadline)
-    except Exception as exc:  # a bug in a parser: the subscription still stands, with the reason
+    except Exception as exc:  # a bug in a parser: refused with the reason, logged for us
         log.exception("reading %s failed", url)
-        return await _subscribe_failed(store, url, f"could not read the feed ({exc or type(exc).__name__})")
+        raise _refusal(url, f"could not read the feed ({exc or type(exc).__name__})") from None
     feed_id, created = await store.add_feed(url)
     if created:
         await store.store_feed_entries(
             feed_id, title=parsed["title"], site_url=parsed["site_url"], etag=response.headers.get("etag"),
             last_modified=response.headers.get("last-modified"), entries=parsed["entries"],
         )
-    return Subscription(feed_id, created, url)
-
-
-async def _subscribe_failed(store: Store, url: str, error: str) -> Subscription:
-    feed_id, created = await store.add_feed(url)
-    if created:
-        await store.store_feed_error(feed_id, error)
     return Subscription(feed_id, created, url)
 
 
@@ -145,5 +149,8 @@ async def _subscribe_discovered(
     if created:
         feed = await store.get_feed(feed_id)
         if feed is not None:  # None: unsubscribed again meanwhile, nothing to fetch
-            await refresh_feeds(store, client, pool, [feed], max_bytes=max_bytes, deadline=deadline)
+            [result] = await refresh_feeds(store, client, pool, [feed], max_bytes=max_bytes, deadline=deadline)
+            if result.error is not None:  # the page's feed does not work: keep nothing
+                await store.delete_feed(feed_id)
+                raise _refusal(feed_url, result.error)
     return Subscription(feed_id, created, feed_url, discovered=True)

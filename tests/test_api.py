@@ -85,13 +85,12 @@ async def test_subscribing_twice_returns_200_and_the_same_feed_without_refetchin
     assert pages.hits["/feed.xml"] == 1
 
 
-async def test_subscribing_to_a_broken_feed_keeps_the_subscription_and_reports_why(quiet, pages):
+async def test_subscribing_to_a_broken_feed_saves_nothing_and_says_why(quiet, pages):
     url = pages.url("/missing.xml")  # the page server answers 404
     response = await quiet.post("/api/feeds", json={"url": url})
-    assert response.status_code == 201
-    feed = response.json()
-    assert feed["url"] == url and feed["articles"] == 0
-    assert isinstance(feed["error"], str) and "404" in feed["error"]
+    assert response.status_code == 422
+    assert set(response.json()) == {"error"} and "404" in response.json()["error"]
+    assert (await quiet.get("/api/feeds")).json() == {"feeds": []}
 
 
 @pytest.mark.parametrize(

@@ -265,13 +265,12 @@ async def test_a_broken_feed_keeps_its_old_articles_and_shows_its_error(client, 
         origin.stop()
 
 
-async def test_a_feed_that_fails_at_subscription_is_kept_with_its_error(client, pages):
+async def test_a_feed_that_fails_at_subscription_is_refused_and_not_saved(client, pages):
     url = pages.add("/nope.xml", "gone", status=404, headers={"Content-Type": "text/plain"})
     response = await client.post("/api/feeds", json={"url": url})
-    assert response.status_code == 201
-    feed = response.json()
-    assert feed["error"].startswith("the site answered HTTP 404") and feed["articles"] == 0
-    assert (await feed_row(client, feed["id"]))["error"] == feed["error"]
+    assert response.status_code == 422
+    assert response.json()["error"] == f"{url} was not subscribed: the site answered HTTP 404 Not Found."
+    assert (await client.get("/api/feeds")).json() == {"feeds": []}
 
 
 # -- 4. refreshing never queues -------------------------------------------------------------------

@@ -151,7 +151,10 @@ async def test_rename_sticks_across_refreshes_and_remove_unsubscribes(quiet, pag
 async def test_the_feeds_page_shows_unread_counts_last_refresh_and_errors(quiet, pages):
     feed_of(pages, ["a", "b", "c"], path="/feed.xml", title="Counted")
     feed = (await quiet.post("/api/feeds", json={"url": pages.url("/feed.xml")})).json()
+    pages.add("/gone.xml", rss([], title="Gone soon"), headers=RSS)
     broken = (await quiet.post("/api/feeds", json={"url": pages.url("/gone.xml")})).json()
+    pages.add("/gone.xml", "gone", status=404)  # a feed that worked, then broke
+    await quiet.post("/refresh", data={"feed": broken["id"], "next": "/feeds"})
     page = (await quiet.get("/feeds")).text
     assert "3 articles · 3 unread · refreshed just now" in page
     assert re.search(r'<p class="failure">the site answered HTTP 404', page)
@@ -169,7 +172,7 @@ async def test_the_feeds_page_shows_unread_counts_last_refresh_and_errors(quiet,
     response = await quiet.post("/refresh", data={"feed": broken["id"], "next": "/feeds"})
     assert response.status_code == 303
     page = (await quiet.get("/feeds")).text
-    assert "HTTP 404" not in page and "Back again" in page
+    assert "HTTP 404" not in page and "Gone soon" in page  # the error went; the name it had stays
 
 
 # -- saving links ------------------------------------------------------------------------------------
@@ -276,3 +279,32 @@ async def test_the_bookmarklet_is_on_the_feeds_page_and_its_confirmation_saves_w
     nonsense = await quiet.get("/save", params={"url": "javascript:alert(1)"})
     assert nonsense.status_code == 422 and "not an http or https URL" in nonsense.text
     assert 'href="javascript:' not in nonsense.text
+
+
+# -- refused subscriptions ----------------------------------------------------------------------
+
+
+async def test_a_refused_subscription_is_not_saved_and_says_why_in_one_plain_sentence(settings, pages):
+    """A private address, a 404 and something that is not a feed: each answers the form with
+    one sentence (no "blocked: … resolves to … is …"), keeps what was typed, saves nothing."""
+    gone = pages.url("/gone.xml")  # the page server answers 404
+    text = pages.add("/notes.txt", "just some words", content_type="text/plain")
+    async with app_client(settings.replace(allow_private_urls=False)) as strict:
+        page = await strict.post("/feeds", data={"url": "http://127.0.0.1:9/feed.xml"})
+        assert page.status_code == 422
+        [message] = re.findall(r'<p class="failure" role="alert">(.*?)</p>', page.text)
+        assert html.unescape(message) == ("http://127.0.0.1:9/feed.xml was not subscribed: 127.0.0.1 is a"
+                                          " loopback address (set READER_ALLOW_PRIVATE_URLS to allow).")
+        named = await strict.post("/api/feeds", json={"url": "http://localhost:9/feed.xml"})
+        assert named.status_code == 422
+        assert "localhost resolves to 127.0.0.1, which is a loopback address" in named.json()["error"]
+        assert (await strict.get("/api/feeds")).json() == {"feeds": []}
+    async with app_client(settings) as client:
+        for url, reason in ((gone, "the site answered HTTP 404 Not Found."), (text, "it is not a feed")):
+            page = await client.post("/feeds", data={"url": url})
+            assert page.status_code == 422
+            [message] = re.findall(r'<p class="failure" role="alert">(.*?)</p>', page.text)
+            assert html.unescape(message).startswith(f"{url} was not subscribed: {reason}")
+            assert f'value="{html.escape(url)}"' in page.text  # what was typed stays in the box
+        assert (await client.get("/api/feeds")).json() == {"feeds": []}
+        assert "0 articles" not in (await client.get("/feeds")).text

@@ -97,10 +97,12 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
             if not allowed or any(problems):
                 # A name that resolves to both public and private addresses is refused
                 # whole: which one is used must not be up to a race.
-                reason = next(p for p in problems if p)
-                raise BlockedAddress(
-                    f"blocked: {host} resolves to {reason} (set READER_ALLOW_PRIVATE_URLS to allow)"
-                )
+                address, reason = next((a, p) for a, p in zip(addresses, problems) if p)
+                if host.strip("[]") != address:  # a name: say where it leads, then why that is refused
+                    rest = reason.removeprefix(address)
+                    reason = (f"{host} resolves to {address}, which{rest}" if rest != reason
+                              else f"{host} resolves to a refused address ({reason})")
+                raise BlockedAddress(f"blocked: {reason} (set READER_ALLOW_PRIVATE_URLS to allow)")
         last_error: Exception | None = None
         for address in addresses:
             try:
