@@ -275,9 +275,15 @@ async def queue_page(request: Request) -> Response:
 
 
 async def feeds_page(request: Request) -> Response:
+    """The library. After an OPML import, its report: the numbers, then each new feed whose
+    first fetch failed, with the reason read from the feed itself (the URL carries only ids)."""
     reader = reader_of(request)
-    return await _feeds_page(request, message=request.query_params.get("message"),
-                             notice=_import_notice(request.query_params, reader.settings.refresh_interval > 0))
+    feeds = await reader.feeds()
+    failed = set(_ids(request.query_params.getlist("failed")))
+    failures = [f for f in feeds if f.id in failed and f.error]
+    return await _feeds_page(request, feeds=feeds, message=request.query_params.get("message"),
+                             notice=_import_notice(request.query_params, reader.settings.refresh_interval > 0),
+                             failures=failures)
 
 
 async def subscribe(request: Request) -> Response:
@@ -492,8 +498,9 @@ def _import_notice(query: QueryParams, refresher_on: bool) -> str | None:
 async def _feeds_page(request: Request, status: int = 200, **context: Any) -> Response:
     reader = reader_of(request)
     context.setdefault("notice", None)
-    return render(request, "feeds.html", status=status, feeds=await reader.feeds(),
-                  bookmarklet=bookmarklet(request), **context)
+    if "feeds" not in context:
+        context["feeds"] = await reader.feeds()
+    return render(request, "feeds.html", status=status, bookmarklet=bookmarklet(request), **context)
 
 
 async def rename_feed(request: Request) -> Response:
@@ -527,12 +534,13 @@ async def import_opml_form(request: Request) -> Response:
     except Invalid as exc:
         return await _feeds_page(request, status=422, message=exc.message)
     waiting = 0
+    failed: list[int] = []
     if len(result.added) <= IMPORT_REFRESH_LIMIT:
-        await reader.refresh_ids(result.added)
+        failed = [r.feed_id for r in await reader.refresh_ids(result.added) if r.error is not None]
     else:
         waiting = len(result.added)
-    query = urlencode({"imported": len(result.added), "existing": result.existing,
-                       "skipped": len(result.skipped), "waiting": waiting})
+    query = urlencode([("imported", len(result.added)), ("existing", result.existing),
+                       ("skipped", len(result.skipped)), ("waiting", waiting), *(("failed", i) for i in failed)])
     return RedirectResponse("/feeds?" + query, status_code=303)
 
 

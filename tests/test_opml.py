@@ -5,6 +5,7 @@ refused with a clear message. Through the store, the feeds page and the CLI."""
 from __future__ import annotations
 
 import asyncio
+import re
 import os
 import sys
 import xml.etree.ElementTree as ET
@@ -238,3 +239,27 @@ async def test_uploading_without_the_csrf_token_is_refused(settings):
         assert response.status_code == 403
     async with await Store.open(settings.db) as store:
         assert await store.list_feeds() == []
+
+
+async def test_the_import_report_lists_each_feed_that_failed_and_why(settings, pages):
+    good = pages.add("/good.xml", rss([{"title": "Fine", "link": pages.url("/fine.html")}], title="Good feed"),
+                     headers=RSS)
+    gone = pages.url("/gone.xml")  # the page server answers 404
+    words = pages.add("/words.txt", "not a feed at all", content_type="text/plain")
+    data = build_opml([{"url": u, "title": t, "site_url": None}
+                       for u, t in ((good, ""), (gone, "Gone feed"), (words, "Wordy"))])
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        response = await client.post("/feeds/import", files={"opml": ("subs.opml", data, "text/x-opml")})
+        assert response.status_code == 303
+        page = (await client.get(response.headers["location"])).text
+        assert "Imported 3 new feeds, 0 already subscribed." in page
+        report = page[page.index('class="notice"'):page.index("</div>", page.index('class="notice"'))]
+        assert "2 of the new feeds could not be read:" in report
+        items = re.findall(r"<li><a href=\"#feed-\d+\">(.*?)</a>: (.*?)</li>", report)
+        assert sorted(name for name, _ in items) == ["Gone feed", "Wordy"]
+        reasons = dict(items)
+        assert reasons["Gone feed"].startswith("the site answered HTTP 404")
+        assert reasons["Wordy"]  # why it is not a feed, in the feed parser's words
+        assert "Good feed" not in report
+        # the plain feeds page (no import just made) carries no report
+        assert "could not be read" not in (await client.get("/feeds")).text
