@@ -176,6 +176,10 @@ class Reader:
     async def stats(self) -> dict[str, int]:
         return await self.store.stats()
 
+    async def latest_runs(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The ledger's latest runs, newest first, with their articles' titles."""
+        return await self.store.latest_runs(limit)
+
     async def runs(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The ledger, oldest first; with `limit`, only the latest runs."""
         runs = await self.store.runs()

@@ -324,7 +324,7 @@ async def refresh_now(request: Request) -> Response:
 
 async def stats_page(request: Request) -> Response:
     reader = reader_of(request)
-    return render(request, "stats.html", stats=await reader.stats(), runs=(await reader.runs(limit=20))[::-1])
+    return render(request, "stats.html", stats=await reader.stats(), runs=await reader.latest_runs(20))
 
 
 async def login_page(request: Request) -> Response:

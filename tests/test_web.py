@@ -391,7 +391,17 @@ async def test_the_stats_page_shows_the_ledger_counts(quiet, pages):
     assert response.status_code == 200
     shown = dict(re.findall(r"<dt>(\w+)</dt><dd>(\d+)</dd>", response.text))
     assert shown == {"started": "2", "cached": "1", "failed": "1", "abandoned": "0", "running": "0", "queued": "1"}
-    assert f'<a href="/articles/{ids[0]}">' in response.text  # the latest runs table
+    # the latest runs, newest first, by their articles' titles (linked), not numbers
+    runs = re.findall(r'<tr><td><a href="/articles/(\d+)">([^<]*)</a></td><td>(\w+)</td><td>(\w+)</td>', response.text)
+    titles = {a["id"]: a["title"] for a in (await quiet.get("/api/articles")).json()["items"]}
+    assert [(int(i), t, outcome) for i, t, _, outcome in runs] == [
+        (ids[1], titles[ids[1]], "failed"), (ids[0], titles[ids[0]], "cached")]
+    assert all(t and not t.isdigit() for t in titles.values())
+    # an article gone from the library keeps its line in the ledger, by number
+    store = quiet.app.state.reader.store
+    feed_id = (await quiet.get("/api/feeds")).json()["feeds"][0]["id"]
+    await store.delete_feed(feed_id)
+    assert f"article {ids[0]} (removed)" in (await quiet.get("/stats")).text
 
 
 # -- static files --------------------------------------------------------------------------

@@ -74,3 +74,11 @@ class LedgerStore(StoreBase):
         if article_id is None:
             return await self._all("SELECT * FROM runs ORDER BY id")
         return await self._all("SELECT * FROM runs WHERE article_id = ? ORDER BY id", (article_id,))
+
+    async def latest_runs(self, limit: int) -> list[dict[str, Any]]:
+        """The latest runs, newest first, each with its article's title (None once the
+        article is gone: the ledger outlives it)."""
+        return await self._all(
+            "SELECT r.*, a.title FROM runs r LEFT JOIN articles a ON a.id = r.article_id ORDER BY r.id DESC LIMIT ?",
+            (limit,),
+        )
