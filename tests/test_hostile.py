@@ -368,14 +368,18 @@ async def test_a_billion_laughs_feed_reads_with_its_entity_left_unexpanded(clien
     assert (await client.get("/api/stats")).status_code == 200  # the app is fine
 
 
-async def test_a_feed_bomb_and_a_feed_loop_fail_the_feed_with_a_reason(settings, pages):
+async def test_a_feed_bomb_and_a_feed_loop_are_refused_with_a_reason(settings, pages):
+    """At subscription nothing is saved unless a feed was read: each answers 422 with why."""
     bomb = gzipped(bytes(1_000_000) for _ in range(20))
     async with app_client(settings.replace(max_page_bytes=CAP)) as client:
-        feed, items = await refresh_error(client, pages, bomb, headers={**RSS, "Content-Encoding": "gzip"})
-        assert feed["error"] == "page is larger than 1 MB" and items == []
+        url = pages.add("/bomb.xml", bomb, headers={**RSS, "Content-Encoding": "gzip"})
+        refused = await client.post("/api/feeds", json={"url": url})
+        assert refused.status_code == 422
+        assert refused.json()["error"] == f"{url} was not subscribed: page is larger than 1 MB."
         pages.add("/feed-loop", b"", status=301, headers={"Location": "/feed-loop", "Content-Length": "0"})
-        looped = (await client.post("/api/feeds", json={"url": pages.url("/feed-loop")})).json()
-        assert looped["error"] == "more than 5 redirects"
+        looped = await client.post("/api/feeds", json={"url": pages.url("/feed-loop")})
+        assert looped.status_code == 422 and looped.json()["error"].endswith("more than 5 redirects.")
+        assert (await client.get("/api/feeds")).json() == {"feeds": []}
 
 
 NOT_A_FEED = "not a feed ("
