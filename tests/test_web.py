@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from .helpers import app_client, assert_strict_csp, card_ids, serve_feed, state_of, subscribe_slugs, wait_for
+from .helpers import app_client, assert_strict_csp, card_ids, rss, serve_feed, state_of, subscribe_slugs, wait_for
 
 HTMX = {"HX-Request": "true"}
 OLDER = re.compile(r'<a href="([^"]+)" rel="next">Older headlines</a>')
@@ -347,8 +347,12 @@ async def test_subscribing_to_an_invalid_url_is_a_422_page_with_the_message(quie
 
 
 async def test_a_feed_that_fails_is_listed_with_its_error(quiet, pages):
+    pages.add("/missing.xml", rss([]), headers={"Content-Type": "application/rss+xml"})
     response = await quiet.post("/feeds", data={"url": pages.url("/missing.xml")})
     assert response.status_code == 303
+    pages.add("/missing.xml", "gone", status=404)  # it worked once, then broke
+    feed_id = (await quiet.get("/api/feeds")).json()["feeds"][0]["id"]
+    await quiet.post("/refresh", data={"feed": feed_id, "next": "/feeds"})
     page = (await quiet.get("/feeds")).text
     assert re.search(r'<p class="failure">[^<]*404', page)
     assert "0 articles" in page
