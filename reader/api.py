@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .core import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, Reader, parse_bool, parse_int, snippet_html
+from .core import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, Reader, parse_filter, parse_int, snippet_html
 from .errors import Invalid, Malformed, ReaderError
 from .records import Article, Feed
 
@@ -87,7 +87,7 @@ def queued_json(a: Article) -> dict[str, Any]:
 def feed_json(f: Feed) -> dict[str, Any]:
     return {
         "id": f.id, "url": f.url, "title": f.title, "site_url": f.site_url,
-        "refreshed_at": f.refreshed_at, "error": f.error, "articles": f.articles,
+        "refreshed_at": f.refreshed_at, "error": f.error, "articles": f.articles, "unread": f.unread,
     }
 
 
@@ -119,28 +119,46 @@ async def refresh(request: Request) -> Response:
 
 
 async def list_articles(request: Request) -> Response:
-    """GET /api/articles, or with ?q=… a search: best match first, each item with an
-    HTML `snippet`."""
+    """GET /api/articles: every filter combines (state, feed, unread, starred, q). With
+    q it is a search, best match first, each item with an HTML `snippet`."""
     reader = reader_of(request)
     params = request.query_params
     limit = query_int(request, "limit", 50, high=MAX_LIMIT) or 50
+    f = parse_filter(params)
     if params.get("q") is not None:
         offset = query_int(request, "offset", 0, low=0, high=SEARCH_MAX_OFFSET) or 0
         try:
-            found = await reader.search(params["q"].strip(), limit=limit, offset=offset)
+            found = await reader.search(params["q"].strip(), limit=limit, offset=offset, within=f)
         except Invalid as exc:
-            raise Invalid(f"q: {exc.message}") from None
+            raise Invalid(exc.message if exc.message.startswith("state") else f"q: {exc.message}") from None
         return JSONResponse({"items": [{**article_json(a), "snippet": str(snippet_html(a.snippet))}
                                        for a in found]})
-    articles = await reader.articles(
-        state=params.get("state") or None,
-        feed_id=query_int(request, "feed"),
-        before=query_int(request, "before"),
-        unread=parse_bool(params.get("unread"), "unread"),
-        starred=parse_bool(params.get("starred"), "starred"),
-        limit=limit,
-    )
+    articles = await reader.articles(state=f.state, feed_id=f.feed_id, before=query_int(request, "before"),
+                                     unread=f.unread, starred=f.starred, limit=limit)
     return JSONResponse({"items": [article_json(a) for a in articles]})
+
+
+async def _mark_many(request: Request, read: bool) -> Response:
+    """POST (read) / DELETE (unread) /api/articles/read: {"ids": [...]} or the filter's
+    parameters with "until", the newest article id the client has seen."""
+    body = await json_body(request)
+    raw_ids = body.get("ids")
+    ids: list[int] | None = None
+    if raw_ids is not None:
+        if not isinstance(raw_ids, list):
+            raise Invalid("ids must be a list of article ids")
+        ids = [parse_int(i, "ids") or 0 for i in raw_ids]
+    until = parse_int(body.get("until"), "until", low=0)
+    marked = await reader_of(request).mark_many(read, ids=ids, within=parse_filter(body), until=until)
+    return JSONResponse({"changed": len(marked.ids), "ids": marked.ids})
+
+
+async def mark_many_read(request: Request) -> Response:
+    return await _mark_many(request, True)
+
+
+async def mark_many_unread(request: Request) -> Response:
+    return await _mark_many(request, False)
 
 
 async def get_article(request: Request) -> Response:
@@ -217,6 +235,8 @@ routes = [
     Route("/api/refresh", refresh, methods=["POST"]),
     Route("/api/articles", list_articles, methods=["GET"]),
     Route("/api/articles", save_article, methods=["POST"]),
+    Route("/api/articles/read", mark_many_read, methods=["POST"]),
+    Route("/api/articles/read", mark_many_unread, methods=["DELETE"]),
     Route("/api/articles/{id:rowid}", get_article, methods=["GET"]),
     Route("/api/articles/{id:rowid}/queue", queue_article, methods=["POST"]),
     Route("/api/articles/{id:rowid}/queue", unqueue_article, methods=["DELETE"]),

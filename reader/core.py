@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -30,16 +30,62 @@ from .feeds import RefreshResult, refresh_feeds
 from .line import Timings, Work, estimate_waits
 from .opml import ImportResult, OpmlError, export_opml, import_opml
 from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
-from .records import Article, Content, Feed
+from .records import READING_LIST, Article, ArticleFilter, Content, Feed, Marked
 from .settings import Settings
 from .store import STATES, Store, fts_query
 from .urls import check_url
 from .worker import Worker
 
-__all__ = ["LANES", "MAX_ID", "MAX_LIMIT", "SEARCH_MAX_OFFSET", "Reader", "parse_bool", "parse_int",
+__all__ = ["LANES", "READING_LIST", "ArticleFilter", "Marked", "parse_filter", "MAX_ID", "MAX_LIMIT", "SEARCH_MAX_OFFSET", "Reader", "parse_bool", "parse_int",
            "parse_title", "snippet_html"]
 
 LANES = ("normal", "next")
+# A search's neighbours are found among this many of its best matches.
+SEARCH_NEIGHBOURS = 500
+# Ids one bulk request may name; more is what a filter with `until` is for.
+MAX_BULK = 10_000
+
+
+def _match(text: str) -> str:
+    query = fts_query(text)
+    if not query:
+        raise Invalid(f"nothing to search for in “{text[:100]}”: type a word or a \"quoted phrase\"")
+    return query
+
+
+def parse_filter(params: Mapping[str, Any], *, strict: bool = True) -> ArticleFilter:
+    """A list's filter from query parameters, a form or JSON: state, feed, unread,
+    starred, q. Strict (the API) refuses what it cannot read; lenient (a page's link)
+    drops it instead, so a link is never refused for how it spells a filter."""
+    def get(name: str) -> Any:
+        value = params.get(name)
+        return None if value is None or value == "" else value
+
+    def lenient(parse: Callable[[], Any], fallback: Any) -> Any:
+        try:
+            return parse()
+        except Invalid:
+            if strict:
+                raise
+            return fallback
+
+    state = get("state")
+    if state is not None and state not in STATES:
+        if strict:
+            raise Invalid(f"state must be one of {', '.join(STATES)}")
+        state = None
+    q = get("q")
+    if q is not None and not isinstance(q, str):
+        if strict:
+            raise Invalid("q must be a string")
+        q = None
+    return ArticleFilter(
+        state=state,
+        feed_id=lenient(lambda: parse_int(get("feed"), "feed"), None),
+        unread=lenient(lambda: parse_bool(get("unread"), "unread"), False),
+        starred=lenient(lambda: parse_bool(get("starred"), "starred"), False),
+        q=(q or "").strip()[:500],
+    )
 
 _MARKED = re.compile("\x02(.*?)\x03", re.S)
 
@@ -94,28 +140,97 @@ class Reader:
     async def articles(
         self, *, state: str | None = None, feed_id: int | None = None, before: int | None = None,
         ids: Sequence[int] | None = None, unread: bool = False, starred: bool = False, limit: int = 50,
+        backwards: bool = False,
     ) -> list[Article]:
-        """Newest first, filtered; `before` is the last id of the previous page."""
+        """Newest first, filtered (a `ready` list in tap order, oldest tap first); `before`
+        is the last id of the previous page; `backwards` lists those ahead of it instead."""
         if state is not None and state not in STATES:
             raise Invalid(f"state must be one of {', '.join(STATES)}")
         rows = await self.store.list_articles(state=state, feed_id=feed_id, before=before, ids=ids,
-                                              unread=unread, starred=starred, limit=limit)
+                                              unread=unread, starred=starred, limit=limit, backwards=backwards)
         return await self._with_waits(rows)
 
-    async def search(self, text: str, *, limit: int = 50, offset: int = 0) -> list[Article]:
-        """What a person typed, best match first, each with its snippet. Nothing
-        searchable in it is Invalid, never an FTS syntax error."""
-        query = fts_query(text)
-        if not query:
-            raise Invalid(f"nothing to search for in “{text[:100]}”: type a word or a \"quoted phrase\"")
+    async def search(self, text: str, *, limit: int = 50, offset: int = 0,
+                     within: ArticleFilter | None = None) -> list[Article]:
+        """What a person typed, best match first, each with its snippet; `within` narrows
+        it by the other filters. Nothing searchable in it is Invalid, never an FTS syntax
+        error."""
+        query = _match(text)
+        f = within or ArticleFilter()
+        if f.state is not None and f.state not in STATES:
+            raise Invalid(f"state must be one of {', '.join(STATES)}")
         try:
-            rows = await self.store.search(query, limit=limit, offset=offset)
+            rows = await self.store.search(query, limit=limit, offset=offset, state=f.state, feed_id=f.feed_id,
+                                           unread=f.unread, starred=f.starred)
         except sqlite3.OperationalError:  # fts_query leaves no syntax; this is a last resort
             raise Invalid(f"could not search for “{text[:100]}”: try plain words") from None
         articles = await self._with_waits(rows)
         for a, row in zip(articles, rows):
             a.snippet = row["snippet"]
         return articles
+
+    async def listing(self, f: ArticleFilter, *, before: int | None = None, offset: int = 0,
+                      limit: int = 50) -> list[Article]:
+        """One page of a list: a search when the filter has words, else a keyset page."""
+        if f.q:
+            return await self.search(f.q, limit=limit, offset=offset, within=f)
+        return await self.articles(state=f.state, feed_id=f.feed_id, unread=f.unread, starred=f.starred,
+                                   before=before, limit=limit)
+
+    async def neighbours(self, f: ArticleFilter, article_id: int) -> tuple[Article | None, Article | None]:
+        """(previous, next) of an article in a list, for reading through it. The article
+        need not match the list any more (opening it may have just marked it read); its
+        place in the list's order is enough. A search is ranked, not keyed: its neighbours
+        are looked up in its first SEARCH_NEIGHBOURS results."""
+        if f.q:
+            try:
+                found = await self.search(f.q, limit=SEARCH_NEIGHBOURS, within=f)
+            except Invalid:
+                return None, None
+            at = next((i for i, a in enumerate(found) if a.id == article_id), None)
+            if at is None:
+                return None, None
+            return (found[at - 1] if at > 0 else None), (found[at + 1] if at + 1 < len(found) else None)
+        if f.state is not None and f.state not in STATES:
+            return None, None
+        common: dict[str, Any] = {"state": f.state, "feed_id": f.feed_id, "unread": f.unread, "starred": f.starred,
+                                  "before": article_id, "limit": 1}
+        nxt = await self.store.list_articles(**common)
+        prev = await self.store.list_articles(**common, backwards=True)
+        return (Article.from_row(prev[0]) if prev else None), (Article.from_row(nxt[0]) if nxt else None)
+
+    async def mark_many(self, read: bool, *, ids: Sequence[int] | None = None, within: ArticleFilter | None = None,
+                        until: int | None = None) -> Marked:
+        """Triage in bulk: mark read (or unread) these articles, or everything the filter
+        matches up to article `until` (articles added after it are left alone: they
+        arrived after the person looked). Only articles whose state changes count."""
+        if ids is None and until is None:
+            raise Invalid("give the articles' ids, or a filter with until (the newest article id shown)")
+        if ids is not None and len(ids) > MAX_BULK:
+            raise Invalid(f"at most {MAX_BULK} ids at once; use a filter with until for more")
+        f = within or ArticleFilter()
+        if f.state is not None and f.state not in STATES:
+            raise Invalid(f"state must be one of {', '.join(STATES)}")
+        match = _match(f.q) if f.q else None
+        changed, stamp = await self.store.mark_many(
+            read, ids=ids, until=until if ids is None else None, state=f.state, feed_id=f.feed_id,
+            unread=f.unread, starred=f.starred, match=match)
+        return Marked(ids=changed, stamp=stamp if read and changed else None)
+
+    async def undo_read(self, stamp: float) -> list[int]:
+        """Undo one bulk read: exactly the articles it changed are unread again."""
+        return await self.store.unmark_stamp(stamp)
+
+    async def unread_counts(self) -> dict[int | None, int]:
+        """Unread articles per feed id (None: saved links)."""
+        return await self.store.unread_counts()
+
+    async def reading_count(self) -> int:
+        """The reading list's length: cleaned and unread."""
+        return await self.store.reading_count()
+
+    async def newest_id(self) -> int:
+        return await self.store.newest_id()
 
     async def line(self) -> list[Article]:
         """The whole line: what is being cleaned, then what waits, in service order."""

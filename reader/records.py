@@ -69,6 +69,45 @@ class Feed:
 _FEED_FIELDS = dataclasses.fields(Feed)
 
 
+@dataclass(frozen=True)
+class ArticleFilter:
+    """Which articles a list shows: every filter combines with the others. The reading
+    list is `state="ready", unread=True` (a ready list is in tap order, oldest first; every
+    other list is newest first, a search best match first)."""
+
+    state: str | None = None
+    feed_id: int | None = None
+    unread: bool = False
+    starred: bool = False
+    q: str = ""
+
+    @property
+    def tap_order(self) -> bool:
+        return self.state == "ready" and not self.q
+
+    @property
+    def is_reading_list(self) -> bool:
+        return self == READING_LIST
+
+    def query(self) -> dict[str, str]:
+        """The filter as query parameters (only those set), for links and forms."""
+        pairs = (("state", self.state), ("feed", self.feed_id), ("unread", "1" if self.unread else None),
+                 ("starred", "1" if self.starred else None), ("q", self.q or None))
+        return {k: str(v) for k, v in pairs if v is not None}
+
+
+READING_LIST = ArticleFilter(state="ready", unread=True)
+
+
+@dataclass
+class Marked:
+    """What a bulk read or unread changed: exactly these articles, all stamped with
+    `stamp` (the read_at they now share, which is how an undo finds them; None for unread)."""
+
+    ids: list[int]
+    stamp: float | None
+
+
 @dataclass
 class Content:
     """An article's cleaned text (sanitized HTML and plain text)."""

@@ -11,7 +11,7 @@ import pytest
 
 from .helpers import app_client, rss, wait_for
 
-FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "articles"}
+FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "articles", "unread"}
 ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error",
                 "read", "starred"}
 QUEUE_KEYS = {"id", "position", "lane", "title", "url", "wait_seconds"}

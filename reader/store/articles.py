@@ -18,6 +18,44 @@ from .base import (
 SEARCH_RANKED = 1000
 
 
+# The two orders a list can have, as row-value keys, and the same key for the article a
+# keyset page continues from. A ready article's tap order falls back to its cleaning time
+# (opened directly, never tapped).
+_NEWEST = ("(a.sort_at, a.id)", "SELECT sort_at, id FROM articles WHERE id = :before", ("a.sort_at", "a.id"))
+_TAP = ("(coalesce(a.tapped_at, c.cleaned_at), a.id)",
+        """SELECT coalesce(b.tapped_at, bc.cleaned_at), b.id FROM articles b
+           LEFT JOIN contents bc ON bc.article_id = b.id WHERE b.id = :before""",
+        ("coalesce(a.tapped_at, c.cleaned_at)", "a.id"))
+
+
+def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, ids: Sequence[int] | None,
+             unread: bool, starred: bool, match: str | None) -> list[str]:
+    """The WHERE terms of a filter over the article joins (aliases a, q, cl, c), its
+    values added to `params`. Every filter combines with the others."""
+    where: list[str] = []
+    if ids is not None:
+        where.append("a.id IN (SELECT value FROM json_each(:ids))")
+        params["ids"] = json.dumps([int(i) for i in ids])
+    if feed_id is not None:
+        where.append("a.feed_id = :feed_id")
+        params["feed_id"] = feed_id
+    if state is not None:
+        where.append(f"({_STATE}) = :state")
+        params["state"] = state
+        if state == "failed":  # lets the planner walk the small articles_failed index
+            where.append("a.error IS NOT NULL")
+        if state == "ready":
+            where.append("c.article_id IS NOT NULL")
+    if unread:
+        where.append("a.read_at IS NULL")
+    if starred:
+        where.append("a.starred_at IS NOT NULL")
+    if match is not None:
+        where.append("a.id IN (SELECT rowid FROM search WHERE search MATCH :match)")
+        params["match"] = match
+    return where
+
+
 class ArticleStore(StoreBase):
 
     async def get_article(self, article_id: int) -> dict[str, Any] | None:
@@ -59,38 +97,81 @@ class ArticleStore(StoreBase):
         ids: Sequence[int] | None = None,
         unread: bool = False,
         starred: bool = False,
+        match: str | None = None,
         limit: int = 50,
+        backwards: bool = False,
     ) -> list[dict[str, Any]]:
-        """Newest first. `before` is an article id: the page starts right after it
-        (keyset pagination, so a deep page costs what the first one does)."""
+        """Newest first; a `ready` list in tap order (oldest tap first: the reading list).
+        `before` is an article id: the page starts right after it in that order (keyset
+        pagination, so a deep page costs what the first one does; the article need not
+        match the filter any more). `backwards` walks the other way from `before`, nearest
+        first: the articles ahead of it. `match` is an FTS5 query (`fts_query`)."""
         now = time.time()
-        where: list[str] = []
         params: dict[str, Any] = {"now": now, "limit": limit}
-        if ids is not None:
-            where.append("a.id IN (SELECT value FROM json_each(:ids))")
-            params["ids"] = json.dumps([int(i) for i in ids])
+        where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
+                         match=match)
+        key, key_of, columns = _TAP if state == "ready" else _NEWEST
+        ascending = (state == "ready") != backwards  # the tap order is ascending, the newest descending
         if before is not None:
-            where.append(
-                "(a.sort_at, a.id) < (SELECT sort_at, id FROM articles WHERE id = :before)"
-            )
+            where.append(f"{key} {'>' if ascending else '<'} ({key_of})")
             params["before"] = before
-        if feed_id is not None:
-            where.append("a.feed_id = :feed_id")
-            params["feed_id"] = feed_id
-        if state is not None:
-            where.append(f"({_STATE}) = :state")
-            params["state"] = state
-            if state == "failed":  # lets the planner walk the small articles_failed index
-                where.append("a.error IS NOT NULL")
-        if unread:
-            where.append("a.read_at IS NULL")
-        if starred:
-            where.append("a.starred_at IS NOT NULL")
         sql = f"WITH {_LINE} SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY a.sort_at DESC, a.id DESC LIMIT :limit"
+        direction = "ASC" if ascending else "DESC"
+        sql += " ORDER BY " + ", ".join(f"{c} {direction}" for c in columns) + " LIMIT :limit"
         return await self._all(sql, params)
+
+    async def unread_counts(self) -> dict[int | None, int]:
+        """Unread articles per feed (None: saved links), from the partial unread index."""
+        rows = await self._all("SELECT feed_id, count(*) AS n FROM articles WHERE read_at IS NULL GROUP BY feed_id")
+        return {row["feed_id"]: int(row["n"]) for row in rows}
+
+    async def reading_count(self) -> int:
+        """How many articles are cleaned and unread: the reading list's length."""
+        return await self._count(
+            "SELECT count(*) FROM contents c JOIN articles a ON a.id = c.article_id WHERE a.read_at IS NULL"
+        )
+
+    async def newest_id(self) -> int:
+        """The highest article id: anything added later has a higher one."""
+        return await self._count("SELECT coalesce(max(id), 0) FROM articles")
+
+    async def mark_many(
+        self, read: bool, *, ids: Sequence[int] | None = None, until: int | None = None,
+        state: str | None = None, feed_id: int | None = None, unread: bool = False, starred: bool = False,
+        match: str | None = None,
+    ) -> tuple[list[int], float]:
+        """Mark read (or unread) the articles with these ids, or every article the filter
+        matches whose id is at most `until` (so nothing added since is touched). Only
+        articles whose state changes are written; returns their ids and the read_at they
+        now share, in one transaction."""
+        now = time.time()
+        params: dict[str, Any] = {"now": now, "read": read}
+        where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
+                         match=match)
+        if until is not None:
+            where.append("a.id <= :until")
+            params["until"] = until
+        where.append("a.read_at IS NULL" if read else "a.read_at IS NOT NULL")
+        async with self._transaction() as db:
+            rows = await rows_of(
+                db,
+                f"""
+                UPDATE articles SET read_at = CASE WHEN :read THEN :now END
+                WHERE id IN (SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where)})
+                RETURNING id
+                """,
+                params,
+            )
+        return sorted(int(r["id"]) for r in rows), now
+
+    async def unmark_stamp(self, stamp: float) -> list[int]:
+        """Undo a bulk read: every article whose read_at is exactly that batch's stamp is
+        unread again (one opened since keeps its stamp: opening never rewrites read_at)."""
+        async with self._transaction() as db:
+            rows = await rows_of(db, "UPDATE articles SET read_at = NULL WHERE read_at = ? RETURNING id", (stamp,))
+        return sorted(int(r["id"]) for r in rows)
 
     async def line(self) -> list[dict[str, Any]]:
         """Every queued article in service order: those being cleaned first, then the
@@ -148,13 +229,18 @@ class ArticleStore(StoreBase):
             )
             return rows[0]["id"], True
 
-    async def search(self, query: str, *, limit: int = 50, offset: int = 0,
-                     ranked: int = SEARCH_RANKED) -> list[dict[str, Any]]:
+    async def search(self, query: str, *, limit: int = 50, offset: int = 0, ranked: int = SEARCH_RANKED,
+                     state: str | None = None, feed_id: int | None = None, unread: bool = False,
+                     starred: bool = False) -> list[dict[str, Any]]:
         """Full-text search, best match first among the `ranked` most recently added
         matches, then the older matches newest first; each with a snippet whose matches
         are wrapped in \x02 ... \x03 (the caller escapes the text and turns those into
         marks). `query` is an FTS5 query: build it with `fts_query`."""
         now = time.time()
+        params: dict[str, Any] = {"query": query, "now": now, "limit": limit, "offset": offset, "ranked": ranked}
+        where = _filters(params, state=state, feed_id=feed_id, ids=None, unread=unread, starred=starred, match=None)
+        # the other filters narrow the matches before they are ranked and cut to a page
+        only = f"AND rowid IN (SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where)})" if where else ""
         # bm25 costs a few microseconds for every match it ranks, so ranking all matches
         # made a common word cost O(library) (3.5x slower at 100,000 articles than at
         # 1,000). Only the newest `ranked` matches are ranked; the rest are read in
@@ -169,13 +255,13 @@ class ArticleStore(StoreBase):
             hits AS (
                 SELECT * FROM (
                     SELECT rowid AS id, 0 AS part, bm25(search, 8.0, 2.0, 1.0) AS score
-                    FROM search WHERE search MATCH :query AND rowid > (SELECT id FROM cutoff)
+                    FROM search WHERE search MATCH :query AND rowid > (SELECT id FROM cutoff) {only}
                     ORDER BY score, rowid DESC LIMIT :limit + :offset
                 )
                 UNION ALL
                 SELECT * FROM (
                     SELECT rowid AS id, 1 AS part, 0.0 AS score
-                    FROM search WHERE search MATCH :query AND rowid <= (SELECT id FROM cutoff)
+                    FROM search WHERE search MATCH :query AND rowid <= (SELECT id FROM cutoff) {only}
                     ORDER BY rowid DESC LIMIT :limit + :offset
                 )
                 ORDER BY part, score, id DESC
@@ -188,6 +274,6 @@ class ArticleStore(StoreBase):
             WHERE search MATCH :query
             ORDER BY hits.part, hits.score, hits.id DESC
             """,
-            {"query": query, "now": now, "limit": limit, "offset": offset, "ranked": ranked},
+            params,
         )
         return articles

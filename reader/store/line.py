@@ -44,6 +44,8 @@ class LineStore(StoreBase):
                 """,
                 {"id": article_id, "lane": lane, "now": now, "lead": next_lead if lane == "next" else 0.0},
             )
+            # the reading list's order: the first tap counts, a retry or lane move does not
+            await db.execute("UPDATE articles SET tapped_at = coalesce(tapped_at, ?) WHERE id = ?", (now, article_id))
             return True
 
     async def unqueue(self, article_id: int) -> bool:

@@ -159,8 +159,26 @@ async def _v1_to_v2(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V2_SEARCH)
 
 
+# Version 3: the reading list is in the order articles were tapped, and the queue row that
+# knew it is gone once an article is cleaned. The first tap is kept on the article itself;
+# articles cleaned before this version take their first queued run's start (else their
+# cleaning time), which is the order they were served in.
+SCHEMA_V3 = """
+ALTER TABLE articles ADD COLUMN tapped_at REAL;
+UPDATE articles SET tapped_at = coalesce(
+    (SELECT q.tapped_at FROM queue q WHERE q.article_id = articles.id),
+    (SELECT min(r.started_at) FROM runs r WHERE r.article_id = articles.id AND r.lane = 'queue'),
+    (SELECT c.cleaned_at FROM contents c WHERE c.article_id = articles.id)
+);
+"""
+
+
+async def _v2_to_v3(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V3)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
-MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [_v0_to_v1, _v1_to_v2]
+MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [_v0_to_v1, _v1_to_v2, _v2_to_v3]
 
 
 async def migrate(db: aiosqlite.Connection) -> None:
