@@ -5,6 +5,7 @@ template renders just the card."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime
 import hmac
 import json
@@ -25,7 +26,9 @@ from starlette.routing import Route
 from .access import SESSION_COOKIE, checked_form, end_session, origin_of, start_session
 from .api import reader_of
 from .cleaning import ArticleFailed, UnknownArticle
-from .core import LANES, MAX_ID, SEARCH_MAX_OFFSET, parse_bool, parse_int, snippet_html
+from .core import (
+    LANES, MAX_ID, READING_LIST, SEARCH_MAX_OFFSET, ArticleFilter, parse_bool, parse_filter, parse_int, snippet_html,
+)
 from .editions import Filters, article_book, catalog, make_edition, mark_read_after_download
 from .errors import Invalid, NotFound, ReaderError
 from .extract import reading_minutes
@@ -101,14 +104,60 @@ def error_response(request: Request, error: ReaderError) -> Response:
     return error_page(request, error.status, error.message)
 
 
+# Query parameters a page reads once, for its notice, and never passes on in its links.
+_NOTICE_PARAMS = ("marked", "undo", "restored")
+
+
+def _list_url(f: ArticleFilter, **extra: Any) -> str:
+    """The address of a list (and a page of it): the filter's parameters plus `extra`."""
+    query = urlencode({**f.query(), **{k: v for k, v in extra.items() if v is not None}})
+    return "/?" + query if query else "/"
+
+
+def _with(f: ArticleFilter, **changes: Any) -> str:
+    """The filter link that changes one filter and keeps the others (the search too)."""
+    return _list_url(dataclasses.replace(f, **changes))
+
+
+def _list_param(f: ArticleFilter) -> str:
+    """What an article link carries so the reader view can read through the list it was
+    opened from. No parameter at all means the reading list."""
+    return "?" + urlencode({"list": urlencode(f.query())})
+
+
+def _list_of(params: QueryParams) -> tuple[ArticleFilter, str]:
+    """The list an article was opened from (the reading list when none is named) and the
+    parameter that names it again on the next article's link."""
+    raw = params.get("list")
+    if raw is None:
+        return READING_LIST, ""
+    return parse_filter(QueryParams(raw[:2000]), strict=False), "?" + urlencode({"list": raw[:2000]})
+
+
+async def _nav(request: Request) -> dict[str, Any]:
+    """What the main nav shows on every full page: the reading list's length."""
+    return {"reading_count": await reader_of(request).reading_count()}
+
+
+def _bulk_notice(params: QueryParams) -> dict[str, Any] | None:
+    """The notice after a bulk read (with its undo) or an undo, rebuilt from numbers only."""
+    try:
+        if params.get("marked") is not None:
+            stamp = float(params.get("undo") or "nan")
+            marked = int(params["marked"])
+            return {"marked": marked, "stamp": repr(stamp) if stamp == stamp else None}
+        if params.get("restored") is not None:
+            return {"restored": int(params["restored"])}
+    except ValueError:
+        return None
+    return None
+
+
 async def browse(request: Request) -> Response:
     reader = reader_of(request)
     params = request.query_params
-    state = params.get("state") or None
-    if state not in (None, *STATES):
-        state = None
-    unread, starred = _truthy(params.get("unread")), _truthy(params.get("starred"))
-    text = (params.get("q") or "").strip()[:500]
+    f = parse_filter(params, strict=False)
+    text = f.q
     try:
         before = int(params["before"]) if params.get("before") else None
         feed_id = int(params["feed"]) if params.get("feed") else None
@@ -119,35 +168,71 @@ async def browse(request: Request) -> Response:
         return error_page(request, 400, "before and feed must be article and feed ids")
     if not 0 <= offset <= SEARCH_MAX_OFFSET:
         return error_page(request, 400, f"offset must be between 0 and {SEARCH_MAX_OFFSET}")
+    f = dataclasses.replace(f, feed_id=feed_id)
     size = reader.settings.page_size
     message = None
     articles: list[Article] = []
     if text:
         try:
-            articles = await reader.search(text, limit=size + 1, offset=offset)
+            articles = await reader.listing(f, limit=size + 1, offset=offset)
         except Invalid as exc:
             message = exc.message[:1].upper() + exc.message[1:] + "."
         else:
             if not articles and offset == 0:
                 message = f"No articles match “{text}”."
     else:
-        articles = await reader.articles(state=state, feed_id=feed_id, before=before, unread=unread,
-                                         starred=starred, limit=size + 1)
+        articles = await reader.listing(f, before=before, limit=size + 1)
     more = len(articles) > size
     articles = articles[:size]
     next_page = None
     if more and text:
-        next_page = "/?" + urlencode({"q": text, "offset": offset + size})
+        next_page = _list_url(f, offset=offset + size)
     elif more:
-        query = {k: v for k, v in (("state", state), ("feed", feed_id), ("unread", unread and 1),
-                                   ("starred", starred and 1)) if v}
-        next_page = "/?" + urlencode({**query, "before": articles[-1].id})
-    feeds = await reader.feeds(counts=False)  # the filter needs names, not counts
+        next_page = _list_url(f, before=articles[-1].id)
+    feeds = await reader.feeds(counts=False)  # the filter needs names; the unread counts come apart
+    counts = await reader.unread_counts()
+    kept = [(k, v) for k, v in params.multi_items() if k not in _NOTICE_PARAMS]
+    here = request.url.path + ("?" + urlencode(kept) if kept else "")
     return render(
-        request, "browse.html", articles=articles, next_page=next_page, active=_pending(articles), state=state,
-        feed_id=feed_id, unread=unread, starred=starred, query=text, message=message, offset=offset,
-        feeds=feeds, states=STATES, here=request.url.path + ("?" + request.url.query if request.url.query else ""),
+        request, "browse.html", articles=articles, next_page=next_page, active=_pending(articles), state=f.state,
+        feed_id=feed_id, unread=f.unread, starred=f.starred, query=text, message=message, offset=offset,
+        feeds=feeds, states=STATES, here=here, filter=f, with_filter=_with, list_param=_list_param(f),
+        unread_counts=counts, unread_total=sum(counts.values()), reading_list=f.is_reading_list,
+        unread_ids=",".join(str(a.id) for a in articles if a.read_at is None), newest=await reader.newest_id(),
+        bulk=_bulk_notice(params), **await _nav(request),
     )
+
+
+async def mark_many(request: Request) -> Response:
+    """POST /articles/read: "mark these read" (ids, the cards on the page) or "mark all
+    read" (the list's filter and until, the newest article when the page was shown). Back
+    to the list with a notice whose undo restores exactly the articles changed."""
+    form = await checked_form(request)
+    reader = reader_of(request)
+    ids: list[int] | None = None
+    if form.get("ids") is not None:
+        try:
+            ids = [int(i) for i in str(form.get("ids") or "").split(",") if i.strip()]
+        except ValueError:
+            return error_page(request, 422, "ids must be article ids")
+    until = parse_int(str(form.get("until") or "") or None, "until", low=0) if ids is None else None
+    marked = await reader.mark_many(True, ids=ids, within=parse_filter(form), until=until)
+    target = back_to(form)
+    notice = urlencode({"marked": len(marked.ids), "undo": repr(marked.stamp) if marked.stamp else ""})
+    return RedirectResponse(target + ("&" if "?" in target else "?") + notice, status_code=303)
+
+
+async def undo_mark(request: Request) -> Response:
+    """POST /articles/read/undo: the articles one bulk read changed are unread again."""
+    form = await checked_form(request)
+    try:
+        stamp = float(str(form.get("stamp") or ""))
+    except ValueError:
+        return error_page(request, 422, "nothing to undo")
+    restored = await reader_of(request).undo_read(stamp)
+    target = back_to(form)
+    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode({"restored": len(restored)}),
+                            status_code=303)
 
 
 def _pending(articles: list[Article]) -> bool:
@@ -216,9 +301,29 @@ async def read(request: Request) -> Response:
     article, content, error = await _reading_state(request, article_id, reader.settings.open_wait)
     if article.read_at is None:  # opening marks it read; later opens write nothing
         article = await reader.mark_read(article_id)
+    through = await _through(request, article_id)
     if content is not None and error is None:
-        return _ready_page(request, article, content)
-    return render(request, "article.html", article=article, content=content, error=error)
+        return _ready_page(request, article, content, through)
+    return render(request, "article.html", article=article, content=content, error=error, **through)
+
+
+async def _through(request: Request, article_id: int) -> dict[str, Any]:
+    """Reading through: the previous and next article of the list this one was opened
+    from, the parameter that keeps that list on their links, and the nav's count."""
+    f, carry = _list_of(request.query_params)
+    prev, nxt = await reader_of(request).neighbours(f, article_id)
+    back = _list_url(f) if carry else "/"
+    return {"prev": prev, "next": nxt, "carry": carry, "back": back, "list_name": _list_name(f),
+            **await _nav(request)}
+
+
+def _list_name(f: ArticleFilter) -> str:
+    if f.is_reading_list:
+        return "ready to read"
+    if f.q:
+        return f"search: {f.q}"
+    words = [w for w in (f.state, "unread" if f.unread else None, "starred" if f.starred else None) if w]
+    return " · ".join(words) or "headlines"
 
 
 # A ready article's page changes only with its row (read, star, title, ...), its cleaned
@@ -229,17 +334,18 @@ _BOOT = secrets.token_hex(4)
 PAGE_CACHE_SIZE = 32
 
 
-def page_version(article: Article, content: Content, csrf: str) -> str:
+def page_version(article: Article, content: Content, csrf: str, through: dict[str, Any] | None = None) -> str:
     """Everything a ready article's page is rendered from, hashed. Python's own hash is
     enough (a version lives no longer than this process: _BOOT) and costs a tenth of a
     repr() and blake2b of the same fields."""
-    fields = (tuple(vars(article).items()), content.cleaned_at, len(content.html), csrf)
+    links = tuple((k, v.id if isinstance(v, Article) else v) for k, v in (through or {}).items())
+    fields = (tuple(vars(article).items()), content.cleaned_at, len(content.html), csrf, links)
     return f"{_BOOT}-{hash(fields) & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
-def _ready_page(request: Request, article: Article, content: Content) -> Response:
+def _ready_page(request: Request, article: Article, content: Content, through: dict[str, Any]) -> Response:
     csrf = request.scope.get("reader.csrf", "")
-    version = page_version(article, content, csrf)
+    version = page_version(article, content, csrf, through)
     # The browser may keep a ready page but must ask before showing it again (no-cache, not
     # no-store): an unchanged article is then a 304 with no body and no render.
     headers = {"Cache-Control": "no-cache", "ETag": f'"{version}"'}
@@ -252,7 +358,7 @@ def _ready_page(request: Request, article: Article, content: Content) -> Respons
     body = cache.get(version)
     if body is None:
         body = env.get_template("article.html").render(request=request, csrf=csrf, article=article,
-                                                       content=content, error=None).encode()
+                                                       content=content, error=None, **through).encode()
         cache[version] = body
         if len(cache) > PAGE_CACHE_SIZE:
             cache.popitem(last=False)
@@ -271,7 +377,8 @@ async def queue_page(request: Request) -> Response:
     reader = reader_of(request)
     articles = await reader.line()
     return render(request, "queue.html", articles=articles, active=_pending(articles), here="/queue",
-                  capacity=await reader.capacity(), lead=describe_wait(reader.settings.next_lead))
+                  capacity=await reader.capacity(), lead=describe_wait(reader.settings.next_lead),
+                  **await _nav(request))
 
 
 async def feeds_page(request: Request) -> Response:
@@ -324,7 +431,8 @@ async def refresh_now(request: Request) -> Response:
 
 async def stats_page(request: Request) -> Response:
     reader = reader_of(request)
-    return render(request, "stats.html", stats=await reader.stats(), runs=await reader.latest_runs(20))
+    return render(request, "stats.html", stats=await reader.stats(), runs=await reader.latest_runs(20),
+                  **await _nav(request))
 
 
 async def login_page(request: Request) -> Response:
@@ -500,7 +608,8 @@ async def _feeds_page(request: Request, status: int = 200, **context: Any) -> Re
     context.setdefault("notice", None)
     if "feeds" not in context:
         context["feeds"] = await reader.feeds()
-    return render(request, "feeds.html", status=status, bookmarklet=bookmarklet(request), **context)
+    return render(request, "feeds.html", status=status, bookmarklet=bookmarklet(request), **context,
+                  **await _nav(request))
 
 
 async def rename_feed(request: Request) -> Response:
@@ -587,6 +696,8 @@ routes = [
     Route("/login", login, methods=["POST"]),
     Route("/logout", logout, methods=["POST"]),
     Route("/", browse, methods=["GET"]),
+    Route("/articles/read", mark_many, methods=["POST"]),
+    Route("/articles/read/undo", undo_mark, methods=["POST"]),
     Route("/articles/{id:rowid}", read, methods=["GET"]),
     Route("/articles/{id:rowid}/card", card, methods=["GET"]),
     Route("/articles/{id:rowid}/body", reading_body, methods=["GET"]),

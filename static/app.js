@@ -6,7 +6,8 @@
      before the page paints (this file is loaded without defer, in <head>);
    - reading preferences: serif or sans, text size steps;
    - keyboard: j/k move between cards, q queue, n queue first, o/Enter open, s star,
-     u back to the list, / search, ? the list of keys. Actions click the card's own
+     u back to the list, ] / [ next / previous article while reading, / search, ? the
+     list of keys. Actions click the card's own
      buttons and links, so the forms (and htmx on them) stay the one way things happen. */
 (function () {
   "use strict";
@@ -203,6 +204,7 @@
       if (box) { box.focus(); box.select(); } else handled = false;
     } else if (key === "?") showKeys();
     else if (key === "u") handled = backToList();
+    else if (key === "]" || key === "[") handled = clickIn(reading && document, 'a[data-key="' + key + '"]');
     else if (key === "o") handled = card ? openCard(card) : false;
     else if (key === "Enter") handled = card && document.activeElement === card ? openCard(card) : false;
     else if (key === "q") handled = card ? clickIn(card, 'button[data-key="q"]') : false;

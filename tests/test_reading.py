@@ -148,8 +148,8 @@ async def test_browse_filters_unread_starred_state_and_feed(settings, pages):
         assert set(await cards(f"?feed={one}")) == {a, gone}
         assert await cards(f"?feed={two}&unread=1") == [c]
         page = (await client.get(f"/?feed={two}")).text
-        assert f'<option value="{two}" selected>Two</option>' in page
-        assert '<a href="/?unread=1&amp;feed=' in page  # filters keep the feed
+        assert f'<option value="{two}" selected>Two · 1 unread</option>' in page
+        assert f'<a href="/?feed={two}&amp;unread=1" >unread <span class="count">1</span></a>' in page  # filters keep the feed
 
 
 async def test_opening_an_uncleaned_article_paints_at_once_and_the_open_alone_gets_it_cleaned(settings, pages):

@@ -39,7 +39,8 @@ async def test_browse_lists_cards_newest_first_each_with_a_queue_form_that_htmx_
         assert f'hx-post="/articles/{article_id}/queue"' in tag
         assert f'hx-target="#card-{article_id}"' in tag
         assert 'hx-swap="outerHTML"' in tag
-        assert f'<a href="/articles/{article_id}">' in page
+        # the link names the list it is in (all headlines here), for reading through it
+        assert f'<a href="/articles/{article_id}?list=">' in page
     assert page.count(">queue</button>") == 3
     assert "Item c" in page and "Test feed" in page
 
