@@ -139,3 +139,32 @@ async def test_the_reading_journey_without_javascript(browser, pages):
     assert [c.xpath(TITLE)[0].text_content() for c in cards] == ["Story beta"]
     marks = [m.text_content() for m in cards[0].xpath(f".//*[{cls('snippet')}]//mark")]
     assert marks and all("beta" in m or "marker" in m for m in marks)
+
+
+async def test_bulk_read_and_undo_without_javascript(browser, pages):
+    """Mark these read, undo, mark all read: the page's own forms, 303s, and the notice's
+    undo form, with no script at all; an article that arrives after the page was shown is
+    not swept away by "mark all read"."""
+    items = [{"title": f"Story {s}", "link": pages.add_article(s), "date": f"Mon, 0{i + 1} Nov 2026 10:00:00 GMT"}
+             for i, s in enumerate(SLUGS)]
+    feed = pages.add("/feed.xml", rss(items, title="Plain feed"), headers=RSS)
+    _, tree = await browser.get("/feeds")
+    [subscribe] = [f for f in tree.iter("form") if f.get("action") == "/feeds"]
+    await browser.submit(subscribe, url=feed)
+
+    _, tree = await browser.get("/?unread=1")
+    assert len(tree.xpath(CARDS)) == 4
+    _, tree = await browser.submit(button_form(tree, "Mark these read"))
+    assert tree.xpath(CARDS) == []
+    assert "Marked 4 articles read." in tree.text_content()
+    _, tree = await browser.submit(button_form(tree, "Undo"))
+    assert "4 articles are unread again." in tree.text_content()
+    assert len(tree.xpath(CARDS)) == 4
+
+    # a saved link arrives while the page is open: "mark all read" leaves it unread
+    await browser.client.post("/api/articles", json={"url": pages.url("/later.html"), "title": "Later"})
+    _, tree = await browser.submit(button_form(tree, "Mark all read"))
+    assert [c.xpath(TITLE)[0].text_content() for c in tree.xpath(CARDS)] == ["Later"]
+    assert "Marked 4 articles read." in tree.text_content()
+    _, tree = await browser.submit(button_form(tree, "Undo"))
+    assert len(tree.xpath(CARDS)) == 5

@@ -4,7 +4,10 @@ real pages served on 127.0.0.1."""
 
 from __future__ import annotations
 
-from .helpers import subscribe_slugs
+import html
+import re
+
+from .helpers import card_ids, subscribe_slugs
 
 SLUGS = ["alpha", "beta", "gamma", "delta", "epsilon"]
 
@@ -108,3 +111,100 @@ async def test_feeds_carry_their_unread_count(quiet, pages):
     await quiet.post(f"/api/articles/{a}/read")
     [feed] = (await quiet.get("/api/feeds")).json()["feeds"]
     assert (feed["id"], feed["articles"], feed["unread"]) == (feed_id, 3, 2)
+
+
+# -- pages ------------------------------------------------------------------------------
+
+
+def rel_link(page: str, rel: str) -> str | None:
+    found = re.search(rf'<a class="button[^"]*" rel="{rel}" data-key="[^"]+" href="([^"]+)"', page)
+    return html.unescape(found.group(1)) if found else None
+
+
+async def test_the_nav_counts_the_reading_list_and_the_page_shows_it(quiet, pages):
+    _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    page = (await quiet.get("/queue")).text
+    assert re.search(r'class="nav-ready"[^>]*>Ready to read <span class="count">0</span>', page)
+    await tap_and_clean(quiet, [d, b, a])
+    for path in ("/", "/queue", "/feeds", "/stats"):
+        page = (await quiet.get(path)).text
+        assert re.search(r'class="nav-ready has-count"[^>]*>Ready to read <span class="count">3</span>', page), path
+    page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    assert card_ids(page) == [d, b, a]
+    assert '<h1 class="page-title">Ready to read</h1>' in page
+    assert re.search(r'class="nav-ready has-count" aria-current="page"', page)
+
+
+async def test_reading_through_follows_the_list_it_was_opened_from(quiet, pages):
+    _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await tap_and_clean(quiet, [d, b, a])
+    # from the reading list's page: the links carry the list; opening marks each read,
+    # and next goes on to the next unread one in tap order
+    page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    [first] = re.findall(rf'<a href="(/articles/{d}\?list=[^"]+)">', page)
+    opened = (await quiet.get(html.unescape(first))).text
+    assert rel_link(opened, "prev") is None
+    nxt = rel_link(opened, "next")
+    assert nxt is not None and nxt.startswith(f"/articles/{b}?list=")
+    opened = (await quiet.get(nxt)).text
+    assert rel_link(opened, "next").startswith(f"/articles/{a}?")
+    opened = (await quiet.get(rel_link(opened, "next"))).text
+    assert rel_link(opened, "next") is None and "The end of ready to read." in opened
+    # without a list named: the reading list; with one: that filter's order (newest first)
+    await quiet.request("DELETE", "/api/articles/read", json={"ids": [a, b, d]})
+    plain = (await quiet.get(f"/articles/{b}")).text
+    assert rel_link(plain, "next") == f"/articles/{a}" and rel_link(plain, "prev") == f"/articles/{d}"
+    listed = (await quiet.get(f"/articles/{c}", params={"list": ""})).text
+    assert rel_link(listed, "next") == f"/articles/{b}?list=" and rel_link(listed, "prev") == f"/articles/{d}?list="
+    # a search: its ranked results
+    searched = (await quiet.get(f"/articles/{b}", params={"list": "q=marker-beta"})).text
+    assert rel_link(searched, "next") is None and rel_link(searched, "prev") is None
+    # where the article is still unread (marked unread since), reading on can mark it read
+    await quiet.request("DELETE", "/api/articles/read", json={"ids": [c]})
+    response = await quiet.get(f"/articles/{c}", params={"list": ""})
+    assert "Mark read and next" not in response.text  # opening marked it read
+    # a list parameter that is nonsense is a list without filters, never an error
+    odd = await quiet.get(f"/articles/{c}", params={"list": "state=%zz&feed=x&unread=maybe"})
+    assert odd.status_code == 200 and rel_link(odd.text, "next") is not None
+
+
+async def test_filter_links_keep_the_other_filters_and_the_search(quiet, pages):
+    feed_id, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await tap_and_clean(quiet, [a, b])
+    page = (await quiet.get("/", params={"q": "paragraph", "feed": feed_id})).text
+    assert set(card_ids(page)) == {a, b}
+    links = {m.group(2): html.unescape(m.group(1)) for m in
+             re.finditer(r'<nav class="filters".*?</nav>', page, re.S) for m in
+             re.finditer(r'<a href="([^"]+)" (?:aria-current="page")?>(\w+)', m.group(0))}
+    assert links["unread"] == f"/?feed={feed_id}&unread=1&q=paragraph"
+    assert links["ready"] == f"/?state=ready&feed={feed_id}&q=paragraph"
+    await quiet.post(f"/api/articles/{a}/read")
+    page = (await quiet.get(links["unread"])).text
+    assert card_ids(page) == [b]
+    # the search box on a filtered page searches within it
+    page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    form = re.search(r'<form class="search".*?</form>', page, re.S).group(0)
+    assert '<input type="hidden" name="state" value="ready">' in form
+    assert '<input type="hidden" name="unread" value="1">' in form
+
+
+async def test_bulk_forms_post_and_come_back_with_an_undo(quiet, pages):
+    _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await quiet.post(f"/api/articles/{c}/read")
+    response = await quiet.post("/articles/read", data={"ids": f"{a},{b},{c}", "next": "/?unread=1"})
+    assert response.status_code == 303
+    target = response.headers["location"]
+    assert target.startswith("/?unread=1&marked=2&undo=")
+    page = (await quiet.get(target)).text
+    assert "Marked 2 articles read." in page and card_ids(page) == [e, d]
+    stamp = re.search(r'name="stamp" value="([^"]+)"', page).group(1)
+    # the page's own links and forms do not carry the notice on
+    assert "marked=" not in re.search(r'name="next" value="([^"]*)"', page).group(1)
+    undo = await quiet.post("/articles/read/undo", data={"stamp": stamp, "next": "/?unread=1"})
+    assert undo.status_code == 303 and undo.headers["location"] == "/?unread=1&restored=2"
+    page = (await quiet.get(undo.headers["location"])).text
+    assert "2 articles are unread again." in page and card_ids(page) == [e, d, b, a]
+    for bad in ({"ids": "1,x"}, {"until": "soon"}, {"until": "5", "state": "odd"}):
+        refused = await quiet.post("/articles/read", data=bad)
+        assert refused.status_code == 422 and "Traceback" not in refused.text, bad
+    assert (await quiet.post("/articles/read/undo", data={"stamp": "x"})).status_code == 422
