@@ -268,12 +268,16 @@ async def _card_or_back(request: Request, article: Article, form: FormData) -> R
     position on the page comes from one read; and the poller switched on, so the cards
     keep moving. Without JavaScript, back where the person was."""
     if is_htmx(request):
+        here = back_to(form)
+        # the swapped card's link keeps naming the list the page shows, for reading through
+        path, _, query = here.partition("?")
+        listed = _list_param(parse_filter(QueryParams(query), strict=False)) if path == "/" else None
         others = [i for i in _ids([str(v) for v in form.getlist("id")]) if i != article.id]
         fresh = await reader_of(request).articles(ids=[article.id, *others], limit=len(others) + 1)
         article = next((a for a in fresh if a.id == article.id), article)
         rest = [a for a in fresh if a.id != article.id]
         return render(request, "_card_update.html", article=article, others=rest,
-                      active=_pending([article, *rest]), here=back_to(form))
+                      active=_pending([article, *rest]), here=here, list_param=listed or "")
     return RedirectResponse(back_to(form), status_code=303)
 
 

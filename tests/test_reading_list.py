@@ -208,3 +208,11 @@ async def test_bulk_forms_post_and_come_back_with_an_undo(quiet, pages):
         refused = await quiet.post("/articles/read", data=bad)
         assert refused.status_code == 422 and "Traceback" not in refused.text, bad
     assert (await quiet.post("/articles/read/undo", data={"stamp": "x"})).status_code == 422
+
+
+async def test_a_card_swapped_after_a_tap_keeps_naming_its_list(quiet, pages):
+    _, (a, *_) = await subscribe_slugs(quiet, pages, SLUGS[:2])
+    swapped = await quiet.post(f"/articles/{a}/queue", data={"next": "/?unread=1&feed=x"},
+                               headers={"HX-Request": "true"})
+    assert swapped.status_code == 200
+    assert f'<a href="/articles/{a}?list=unread%3D1">' in swapped.text

@@ -6,7 +6,8 @@ commands call the named methods of `Store` and never build SQL themselves. By en
     schema     the schema of version 1 and the numbered migrations after it
     base       two connections, write transactions, the SQL fragments shared below
     feeds      subscriptions and what a refresh stores
-    articles   browse, search, one article, read/star, saved links
+    articles   browse (and the reading list), search, one article, read/star (one or in
+               bulk, and its undo), unread counts, saved links
     line       the queue (filled only by taps), claims, storing a result
     ledger     live workers and extraction runs: wait estimates and stats
     portable   export and import of the library
