@@ -119,7 +119,7 @@ def test_subscribe_queue_watch_ready_and_read(page, live_server, pages):
     # 4. Open one ready article: the cleaned text, without the site's boilerplate.
     slug = QUEUED[1]
     card(page, titles[slug]).get_by_role("link", name="read", exact=True).click()
-    page.wait_for_url(re.compile(r"/articles/\d+$"))
+    page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
     expect(page.locator("h1")).to_have_text(titles[slug])
     body = page.locator(".reading .body")
     expect(body).to_contain_text(f"marker-{slug}")

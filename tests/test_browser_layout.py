@@ -306,7 +306,7 @@ def test_u_and_back_return_to_the_selected_card(site, context_for):
     title = fourteenth.locator("h2 a").inner_text()
 
     page.keyboard.press("o")
-    page.wait_for_url(re.compile(r"/articles/\d+$"))
+    page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
     expect(page.locator(".reading h1")).to_have_text(title)
     page.keyboard.press("u")
     page.wait_for_url(site.url + "/")
@@ -321,7 +321,7 @@ def test_u_and_back_return_to_the_selected_card(site, context_for):
     other = rows.nth(17)
     other_title = other.locator("h2 a").inner_text()
     other.locator("h2 a").click()
-    page.wait_for_url(re.compile(r"/articles/\d+$"))
+    page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
     page.go_back()
     page.wait_for_url(site.url + "/")
     back = page.locator("article.card", has=page.get_by_role("link", name=other_title, exact=True))

@@ -108,7 +108,7 @@ def test_queue_watch_ready_keyboard_open_read_back_and_search(page, live_server,
 
     # o opens the focused card: the cleaned text.
     page.keyboard.press("o")
-    page.wait_for_url(re.compile(r"/articles/\d+$"))
+    page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
     slug = ARTICLES[0][0]
     expect(page.locator("h1")).to_have_text(titles[slug])
     body = page.locator(".reading .body")
@@ -145,7 +145,7 @@ def test_queue_watch_ready_keyboard_open_read_back_and_search(page, live_server,
     # full text swaps in by itself (no reload) and the poll stops.
     page.goto(live_server.url + "/")
     card(page, titles["offline-first"]).get_by_role("link", name=titles["offline-first"]).click()
-    page.wait_for_url(re.compile(r"/articles/\d+$"))
+    page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
     expect(page.locator("#reading-body")).to_contain_text("cleaning…")
     expect(page.locator("#reading-body")).to_contain_text("the case for apps that work without a network")
     page.evaluate("window.__sameDocument = 'reading'")
@@ -199,7 +199,7 @@ def test_theme_and_text_choices_are_remembered_and_the_phone_layout_fits(chromiu
         expect(page.get_by_role("button", name=re.compile("^Theme"))).to_have_text("Theme: dark")
 
         page.get_by_role("link", name="One article", exact=True).click()
-        page.wait_for_url(re.compile(r"/articles/\d+$"))
+        page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
         expect(page.locator(".reading .body")).to_contain_text("marker-one")
         size = lambda: page.evaluate("parseFloat(getComputedStyle(document.querySelector('.reading .body')).fontSize)")
         font = lambda: page.evaluate("getComputedStyle(document.querySelector('.reading .body')).fontFamily")

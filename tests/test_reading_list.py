@@ -124,11 +124,11 @@ def rel_link(page: str, rel: str) -> str | None:
 async def test_the_nav_counts_the_reading_list_and_the_page_shows_it(quiet, pages):
     _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
     page = (await quiet.get("/queue")).text
-    assert re.search(r'class="nav-ready"[^>]*>Ready to read <span class="count">0</span>', page)
+    assert re.search(r'class="nav-ready"[^>]*>Ready<span class="nav-long"> to read</span> <span class="count">0</span>', page)
     await tap_and_clean(quiet, [d, b, a])
     for path in ("/", "/queue", "/feeds", "/stats"):
         page = (await quiet.get(path)).text
-        assert re.search(r'class="nav-ready has-count"[^>]*>Ready to read <span class="count">3</span>', page), path
+        assert re.search(r'class="nav-ready has-count"[^>]*>Ready<span class="nav-long"> to read</span> <span class="count">3</span>', page), path
     page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
     assert card_ids(page) == [d, b, a]
     assert '<h1 class="page-title">Ready to read</h1>' in page
