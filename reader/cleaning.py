@@ -99,8 +99,12 @@ class Cleaner:
         """Someone else holds the claim. Return when it is worth trying again: the
         content may be there, or the claim has gone. Raise if the holder failed."""
         local = self._running.get(article_id)
-        if local is not None:  # the holder is a task of ours: no need to poll
-            await asyncio.shield(local)
+        if local is not None:  # the holder is a task of ours: its outcome is ours too
+            outcome, error = await asyncio.shield(local)
+            # A failure is the answer for everyone who joined it: claiming again would
+            # fetch the page a second time for one open.
+            if outcome in ("failed", "unavailable"):
+                raise ArticleFailed(error)
             return
         if article_id in self.unsaved:
             return

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from reader.app import running
+from reader.cleaning import ArticleFailed
 from reader.store import Store
 
 from .helpers import LiveServer, app_client, rss, wait_for, worker_process
@@ -234,3 +235,34 @@ async def test_many_tasks_in_many_processes_take_each_queued_item_exactly_once(s
         per_article[r["article_id"]] = per_article.get(r["article_id"], 0) + 1
     assert len(per_article) == 300 and set(per_article.values()) == {1}
     assert stats == {"started": 300, "cached": 300, "failed": 0, "abandoned": 0, "running": 0, "queued": 0}
+
+
+def _awaiting(task: asyncio.Task, name: str) -> bool:
+    """Whether the task is suspended somewhere inside the coroutine function `name`: the
+    second reader must really be waiting on the holder before the holder fails."""
+    awaited = task.get_coro().cr_await
+    while awaited is not None:
+        if getattr(getattr(awaited, "cr_code", None), "co_name", None) == name:
+            return True
+        awaited = getattr(awaited, "cr_await", None)
+    return False
+
+
+async def test_readers_who_join_a_failing_extraction_share_its_failure_and_fetch_once(settings, pages):
+    gate = threading.Event()
+    async with running(settings.replace(serve_workers=0), worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["broken"])
+        pages.add("/broken.html", "gone", status=404, gate=gate)
+        article_id = ids["broken"]
+        first = asyncio.create_task(reader.cleaner.open(article_id))
+        await wait_for(lambda: pages.hits["/broken.html"] == 1)
+        # The second reader arrives while the first one's extraction is on the wire.
+        second = asyncio.create_task(reader.cleaner.open(article_id))
+        await wait_for(lambda: _awaiting(second, "_wait_for_holder"))
+        gate.set()
+        outcomes = await asyncio.gather(first, second, return_exceptions=True)
+        runs = await _runs(reader.store, article_id)
+    assert all(isinstance(o, ArticleFailed) for o in outcomes), outcomes
+    assert str(outcomes[0]) == str(outcomes[1])
+    assert [r["outcome"] for r in runs] == ["failed"]
+    assert pages.hits["/broken.html"] == 1
