@@ -43,6 +43,10 @@ async def running(
     """Open everything, start the background work, and on exit stop it in order:
     stop pulling, let in-flight extractions finish (bounded), then close."""
     store = await Store.open(settings.db)
+    try:
+        await store.close_expired_claims()
+    except Exception:  # a database that cannot be written is reported by what needs it
+        log.exception("closing the runs of expired claims failed")
     client = make_client(allow_private=settings.allow_private_urls, deadline=settings.fetch_timeout,
                          resolver=resolver)
     pool = CpuPool(settings.extract_processes)

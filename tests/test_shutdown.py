@@ -149,3 +149,52 @@ async def test_shutdown_past_the_grace_period_hands_the_claim_back_for_the_next_
         runs = await reader.store.runs(ids["stuck"])
     assert [r["outcome"] for r in runs] == ["abandoned", "cached"]
     assert "Task was destroyed" not in output and "Traceback" not in output, output
+
+
+async def test_a_killed_direct_open_is_closed_as_abandoned_not_left_running(settings, pages):
+    settings = settings.replace(claim_ttl=1.0)
+    gate = threading.Event()
+    ids = await _library(settings, pages, ["opened"], gate=gate)
+    server = await Serve(settings, READER_OPEN_WAIT="0.1", READER_SERVE_WORKERS="0").ready()
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            await client.get(f"/articles/{ids['opened']}")  # answered "cleaning…"; the work goes on
+            await wait_for(lambda: pages.hits["/opened.html"] == 1, timeout=20)
+    finally:
+        server.stop(signal.SIGKILL)  # the direct open dies with its claim and its run open
+    gate.set()
+    async with await Store.open(settings.db) as store:
+        assert (await store.stats())["running"] == 1
+
+        holder = await store.claim_holder(ids["opened"])
+    await wait_for(lambda: time.time() > holder["expires_at"], timeout=10)
+
+    # Nothing will ever take this article again (it was never queued, and this server has
+    # no worker): the next start closes the dead run, its claim having expired.
+    restarted = await Serve(settings, READER_SERVE_WORKERS="0").ready()
+    try:
+        async with httpx.AsyncClient(base_url=restarted.url) as client:
+            stats = (await client.get("/api/stats")).json()
+            state = (await client.get(f"/api/articles/{ids['opened']}")).json()["state"]
+    finally:
+        restarted.stop()
+    assert (stats["running"], stats["abandoned"], stats["started"]) == (0, 1, 1)
+    assert state == "new"
+
+
+async def test_taking_a_claim_closes_every_expired_claims_run(settings, pages):
+    ids = await _library(settings, pages, ["dead", "other"])
+    async with await Store.open(settings.db) as store:
+        assert await store.claim(ids["dead"], "killed-process", ttl=0.2) is not None
+        await wait_for(lambda: _expired(store, ids["dead"]), timeout=10)
+        assert (await store.stats())["running"] == 1
+        # Any claim taken, on any article, closes the dead holder's run.
+        run = await store.claim(ids["other"], "live-process", ttl=60)
+        stats = await store.stats()
+        await store.release(run)
+    assert (stats["running"], stats["abandoned"]) == (1, 1)
+
+
+async def _expired(store: Store, article_id: int) -> bool:
+    holder = await store.claim_holder(article_id)
+    return holder is not None and holder["expires_at"] < time.time()

@@ -76,6 +76,7 @@ class LineStore(StoreBase):
         transaction: pick, claim and open a ledger run, with no gap between them."""
         now = time.time()
         async with self._transaction() as db:
+            await _close_expired(db, now)
             rows = await rows_of(db, 
                 f"SELECT q.article_id FROM queue q WHERE {_WAITING} {_SERVICE_ORDER} LIMIT 1",
                 {"now": now},
@@ -89,6 +90,7 @@ class LineStore(StoreBase):
         holds a live claim on it."""
         now = time.time()
         async with self._transaction() as db:
+            await _close_expired(db, now)
             rows = await rows_of(db, 
                 """
                 SELECT 1 FROM articles a WHERE a.id = :id
@@ -100,6 +102,12 @@ class LineStore(StoreBase):
             if not rows:
                 return None
             return await _claim_in(db, article_id, worker, "direct", ttl, now)
+
+    async def close_expired_claims(self) -> None:
+        """At start: close the runs of holders that died (a killed direct open has no
+        worker to retake its article, so nothing else would ever close its run)."""
+        async with self._transaction() as db:
+            await _close_expired(db, time.time())
 
     async def renew(self, run: Run, ttl: float) -> bool:
         """Extend a live claim. Fenced: a run whose claim was taken over cannot renew."""
@@ -163,6 +171,20 @@ class LineStore(StoreBase):
 
     async def get_content(self, article_id: int) -> dict[str, Any] | None:
         return await self._one("SELECT * FROM contents WHERE article_id = ?", (article_id,))
+
+
+async def _close_expired(db: aiosqlite.Connection, now: float) -> None:
+    """Inside a write transaction: every claim past its expiry is gone, and its run, if
+    still open, is closed as abandoned, so /stats never counts a dead holder as running."""
+    await db.execute(
+        """
+        UPDATE runs SET outcome = 'abandoned', finished_at = :now,
+            error = 'claim expired before the run finished'
+        WHERE outcome IS NULL AND id IN (SELECT run_id FROM claims WHERE expires_at <= :now)
+        """,
+        {"now": now},
+    )
+    await db.execute("DELETE FROM claims WHERE expires_at <= ?", (now,))
 
 
 async def _claim_in(
