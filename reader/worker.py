@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from .cleaning import Cleaner
 from .errors import StorageError
 from .store import Store
 
 log = logging.getLogger(__name__)
+
+# How often an idle worker asks whether anything was committed by anyone (a tap in
+# another process): one `PRAGMA data_version`, which reads no table.
+WATCH_INTERVAL = 0.5
 
 
 class Worker:
@@ -39,11 +44,13 @@ class Worker:
     async def run(self) -> None:
         """Pull until stopped. Extractions in progress are left to Cleaner.drain."""
         beat = asyncio.create_task(self._heartbeat())
+        watch = asyncio.create_task(self._watch())
         try:
             await asyncio.gather(*(self._pull() for _ in range(self.concurrency)))
         finally:
             beat.cancel()
-            await asyncio.gather(beat, return_exceptions=True)
+            watch.cancel()
+            await asyncio.gather(beat, watch, return_exceptions=True)
             try:
                 await asyncio.shield(self.store.worker_gone(self.cleaner.name))
             except StorageError:  # the row expires by itself; stopping must not fail for it
@@ -76,8 +83,10 @@ class Worker:
             log.warning("%s cannot write to the database: %s", what, message)
             self._trouble[what] = message
 
+
     def stop(self) -> None:
         self._stopping = True
+        self._stopped.set()
         self.wake()
 
     async def _pull(self) -> None:
@@ -103,8 +112,14 @@ class Worker:
                 if outcome != "unavailable":
                     continue
                 # The extraction processes keep dying: wait a poll interval before taking
-                # the article (handed back, still first in line) again.
+                # the article (handed back, still first in line) again. Only a stop cuts
+                # this short: handing the claim back was a commit, which wakes us.
+                try:
+                    await asyncio.wait_for(self._stopped.wait(), self.interval)
+                except TimeoutError:
+                    pass
+                continue
             try:
-                await asyncio.wait_for(nudge.wait(), self.interval)
+                await asyncio.wait_for(nudge.wait(), await self._idle_for())
             except TimeoutError:
                 pass

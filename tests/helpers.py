@@ -170,9 +170,9 @@ def worker_process(settings: Settings, *extra: str, ttl: float | None = None,
                    **env_overrides: str) -> Iterator[subprocess.Popen[str]]:
     """`reader worker` as a real separate process on the same database file; `proc.lines`
     holds what it has written to stderr so far."""
-    env = dict(os.environ, READER_ALLOW_PRIVATE_URLS="1", READER_WORKER_INTERVAL="0.05",
+    env = {**os.environ, **dict(READER_ALLOW_PRIVATE_URLS="1", READER_WORKER_INTERVAL="0.05",
                READER_CLAIM_TTL=str(ttl or settings.claim_ttl), READER_REFRESH_INTERVAL="0",
-               READER_RETRY_BACKOFF="0.05", **env_overrides)
+               READER_RETRY_BACKOFF="0.05"), **env_overrides}
     proc = subprocess.Popen(
         [sys.executable, "-m", "reader", "worker", "--db", str(settings.db), *extra],
         env=env, stderr=subprocess.PIPE, text=True,

@@ -266,3 +266,30 @@ async def test_readers_who_join_a_failing_extraction_share_its_failure_and_fetch
     assert str(outcomes[0]) == str(outcomes[1])
     assert [r["outcome"] for r in runs] == ["failed"]
     assert pages.hits["/broken.html"] == 1
+
+
+async def test_a_tap_in_another_process_reaches_an_idle_worker_process_at_once(settings, pages):
+    async with running(settings, worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["elsewhere"])
+    # The worker looks at the line every 60 s only; the tap comes from this process's
+    # API, whose wake() cannot reach the worker process.
+    with worker_process(settings, READER_WORKER_INTERVAL="60"):
+        async with app_client(settings.replace(serve_workers=0)) as client:
+            assert (await client.post(f"/api/articles/{ids['elsewhere']}/queue")).status_code == 200
+            await wait_for(lambda: _state(client, ids["elsewhere"], "ready"), timeout=15, interval=0.1)
+    assert pages.hits["/elsewhere.html"] == 1
+
+
+async def test_a_dead_holders_claim_reaches_an_idle_worker_process_when_it_expires(settings, pages):
+    async with running(settings, worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["abandoned"])
+    with worker_process(settings, READER_WORKER_INTERVAL="60"):
+        async with await Store.open(settings.db) as store:
+            # A holder that will never finish: the claim is taken first, then the tap, so
+            # the worker (woken by the tap) finds the article held and goes back to sleep.
+            dead = await store.claim(ids["abandoned"], "killed-process", ttl=2.0)
+            assert dead is not None
+            await store.queue(ids["abandoned"])
+            await wait_for(lambda: store.get_content(ids["abandoned"]), timeout=20, interval=0.1)
+            runs = await store.runs(ids["abandoned"])
+    assert [(r["outcome"], r["lane"]) for r in runs] == [("abandoned", "direct"), ("cached", "queue")]

@@ -13,6 +13,35 @@ from .base import _SERVICE_ORDER, _WAITING, Run, StoreBase, rows_of
 
 class LineStore(StoreBase):
 
+    # A connection that only ever asks `PRAGMA data_version`: its own, so the question is
+    # never stuck behind a slow read, and (since it never writes) its answer changes with
+    # every commit by anyone, this process included.
+    _watcher: aiosqlite.Connection | None = None
+
+    async def data_version(self) -> int:
+        """A number that changes whenever anything commits to the database, in any
+        process: how idle workers notice a tap made elsewhere without polling the line."""
+        if self._watcher is None:
+            self._watcher = await aiosqlite.connect(self.path, isolation_level=None)
+        rows = await rows_of(self._watcher, "PRAGMA data_version")
+        return int(rows[0][0])
+
+    async def next_expiry(self) -> float | None:
+        """When the earliest claim on a queued article runs out (wall clock): then that
+        article is back in line, if its holder has not renewed by then."""
+        rows = await rows_of(
+            self._read,
+            "SELECT min(cl.expires_at) FROM claims cl JOIN queue q ON q.article_id = cl.article_id",
+        )
+        value = rows[0][0]
+        return None if value is None else float(value)
+
+    async def close(self) -> None:
+        if self._watcher is not None:
+            await self._watcher.close()
+            self._watcher = None
+        await super().close()
+
     # -- the queue: filled only by taps ------------------------------------------
 
     async def queue(self, article_id: int, lane: str = "normal", next_lead: float = 600.0) -> bool:
