@@ -553,5 +553,7 @@ def server_options(settings: Settings) -> dict:
         "http": header_deadline_protocol(settings.header_timeout),
         "limit_concurrency": LIMIT_CONCURRENCY,
         "timeout_keep_alive": KEEP_ALIVE_TIMEOUT,
-        "timeout_graceful_shutdown": 15,
+        # Opens still waiting are answered within the grace (their text, or 503 once
+        # the extraction is cut off), so this bounds only connections that hang.
+        "timeout_graceful_shutdown": int(settings.shutdown_grace) + 3,
     }

@@ -79,6 +79,19 @@ async def running(
         await store.close()
 
 
+def stop_taking_work(app: Starlette) -> None:
+    """SIGTERM, at once: no new work (the worker stops pulling, no open starts an
+    extraction), and extractions in progress get their grace from now, not from when
+    the server has waited out its open connections, which may be pending opens."""
+    reader: Reader | None = getattr(app.state, "reader", None)
+    if reader is None or getattr(app.state, "draining", None) is not None:
+        return
+    if reader.worker is not None:
+        reader.worker.stop()
+    app.state.draining = asyncio.create_task(reader.cleaner.drain(reader.settings.shutdown_grace),
+                                             name="drain")
+
+
 class ReaderApp(Starlette):
     """Starlette with the access layer outermost, outside even the handler that turns a
     crash into a 500, so that every answer, a 500 included, carries the security headers
@@ -105,6 +118,8 @@ async def _reader_error(request: Request, exc: Exception) -> Response:
     response = api.error_response(error) if request.url.path.startswith("/api/") else views.error_response(request, error)
     if headers:
         response.headers.update(headers)
+    if error.retry_after is not None:
+        response.headers["Retry-After"] = str(error.retry_after)
     return response
 
 
@@ -114,7 +129,14 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
         async with running(settings, resolver=resolver, worker=settings.serve_workers > 0,
                            concurrency=settings.serve_workers) as reader:
             app.state.reader = reader
-            yield
+            try:
+                yield
+            finally:
+                # A stop asked for by a signal started draining already: let it end here,
+                # not be cut off with the loop.
+                draining: asyncio.Task[None] | None = getattr(app.state, "draining", None)
+                if draining is not None:
+                    await asyncio.gather(draining, return_exceptions=True)
 
     app = ReaderApp(
         settings,

@@ -42,6 +42,11 @@ class UnknownArticle(Exception):
     pass
 
 
+class ShuttingDown(Exception):
+    """The process is stopping: no extraction is started, and one cut off by the end of
+    the grace period has no result. Try again (another process, or after the restart)."""
+
+
 def worker_name(role: str) -> str:
     return f"{role}@{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
@@ -60,6 +65,7 @@ class Cleaner:
         self.unsaved: dict[int, tuple[Run, dict[str, Any]]] = {}
         self._saver: asyncio.Task[None] | None = None
         self.save_retry = 1.0  # seconds before the first new try; doubles up to 10 s
+        self.stopping = False
 
     # -- the two lanes ------------------------------------------------------------
 
@@ -75,9 +81,11 @@ class Cleaner:
             content = await self.store.get_content(article_id)
             if content is not None:
                 return content
+            if self.stopping and article_id not in self._running:
+                raise ShuttingDown("reader is shutting down")
             run = await self.store.claim(article_id, self.name, self.settings.claim_ttl)
             if run is not None:
-                outcome, error = await asyncio.shield(self.start(run))
+                outcome, error = await self._outcome(self.start(run))
                 if outcome in ("failed", "unavailable"):
                     raise ArticleFailed(error)
                 continue  # cached, kept or released at shutdown: read back what there is
@@ -91,6 +99,19 @@ class Cleaner:
         task.add_done_callback(functools.partial(self._forget, run.article_id))
         return task
 
+    async def _outcome(self, task: asyncio.Task[tuple[str, str | None]]) -> tuple[str, str | None]:
+        """Wait for an extraction task, shielded: cancelling the caller never cancels the
+        work. The work itself is cancelled only by shutdown past its grace, which the
+        caller hears as ShuttingDown rather than as its own cancellation."""
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.cancelled():
+                current = asyncio.current_task()
+                if current is None or not current.cancelling():
+                    raise ShuttingDown("reader is shutting down") from None
+            raise
+
     def _forget(self, article_id: int, task: asyncio.Task[tuple[str, str | None]]) -> None:
         if self._running.get(article_id) is task:
             del self._running[article_id]
@@ -100,7 +121,7 @@ class Cleaner:
         content may be there, or the claim has gone. Raise if the holder failed."""
         local = self._running.get(article_id)
         if local is not None:  # the holder is a task of ours: its outcome is ours too
-            outcome, error = await asyncio.shield(local)
+            outcome, error = await self._outcome(local)
             # A failure is the answer for everyone who joined it: claiming again would
             # fetch the page a second time for one open.
             if outcome in ("failed", "unavailable"):
@@ -232,8 +253,9 @@ class Cleaner:
                 return
 
     async def drain(self, grace: float) -> None:
-        """Shutdown: let running extractions finish within `grace` seconds, then cancel
-        the rest, which releases their claims."""
+        """Shutdown: start no extraction from now on, let running ones finish within
+        `grace` seconds, then cancel the rest, which releases their claims."""
+        self.stopping = True
         tasks = list(self._running.values())
         if tasks:
             done, pending = await asyncio.wait(tasks, timeout=grace)

@@ -18,7 +18,7 @@ from typing import Any
 
 from .resources import seed_db
 from .access import MIN_PASSWORD_LENGTH, server_options
-from .app import create_app, running
+from .app import create_app, running, stop_taking_work
 from .core import Reader, parse_int
 from .editions import Filters, make_edition, mark_read_after_download
 from .errors import Invalid, ReaderError, StorageError
@@ -147,7 +147,24 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     if settings.host.strip("[]") in ("0.0.0.0", "::") and not (settings.allowed_hosts or settings.public_url):
         print("reader: only loopback names are answered (a guard against DNS rebinding): set READER_ALLOWED_HOSTS"
               " or READER_PUBLIC_URL to the names you reach reader by", file=sys.stderr)
-    uvicorn.run(create_app(settings), log_level="info", **server_options(settings))
+    app = create_app(settings)
+
+    class StoppingServer(uvicorn.Server):
+        """uvicorn's server, which also tells reader the moment a stop is asked for:
+        uvicorn itself ends the app's lifespan only after waiting for open connections."""
+
+        loop: asyncio.AbstractEventLoop | None = None
+
+        async def serve(self, sockets: Any = None) -> None:
+            self.loop = asyncio.get_running_loop()
+            await super().serve(sockets)
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            if self.loop is not None:  # in a signal handler: hand over to the loop
+                self.loop.call_soon_threadsafe(stop_taking_work, app)
+
+    StoppingServer(uvicorn.Config(app, log_level="info", **server_options(settings))).run()
     return 0
 
 

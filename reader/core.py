@@ -22,9 +22,9 @@ from typing import Any
 import httpx
 from markupsafe import Markup, escape
 
-from .cleaning import ArticleFailed, Cleaner, UnknownArticle
+from .cleaning import ArticleFailed, Cleaner, ShuttingDown, UnknownArticle
 from .discover import NoFeedFound, NotSubscribed, Subscription, subscribe
-from .errors import ExtractionFailed, Invalid, NotFound
+from .errors import ExtractionFailed, Invalid, NotFound, Stopping
 from .extract import CpuPool
 from .feeds import RefreshResult, refresh_feeds
 from .line import Timings, Work, estimate_waits
@@ -284,6 +284,8 @@ class Reader:
             raise ExtractionFailed(str(exc)) from None
         except UnknownArticle:
             raise NotFound("no such article") from None
+        except ShuttingDown:
+            raise Stopping() from None
 
     async def capacity(self) -> int:
         return await self.store.capacity()

@@ -13,6 +13,7 @@ class ReaderError(Exception):
     """Something reader refuses or cannot do; the message is for the person."""
 
     status = 500
+    retry_after: int | None = None  # seconds, sent as Retry-After where the interface can
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -95,3 +96,13 @@ def storage_error(exc: Exception) -> StorageError | None:
             kind, message = _SQLITE_KINDS[primary]
             return StorageError(message, kind)
     return None
+
+
+class Stopping(Unavailable):
+    """This process is shutting down: it starts no new work. Another process, or this one
+    after its restart, will do it."""
+
+    retry_after = 5
+
+    def __init__(self, message: str = "reader is shutting down; try again in a few seconds") -> None:
+        super().__init__(message)

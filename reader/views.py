@@ -25,12 +25,12 @@ from starlette.routing import Route
 
 from .access import SESSION_COOKIE, checked_form, end_session, origin_of, start_session
 from .api import reader_of
-from .cleaning import ArticleFailed, UnknownArticle
+from .cleaning import ArticleFailed, ShuttingDown, UnknownArticle
 from .core import (
     LANES, MAX_ID, READING_LIST, SEARCH_MAX_OFFSET, ArticleFilter, parse_bool, parse_filter, parse_int, snippet_html,
 )
 from .editions import Filters, article_book, catalog, make_edition, mark_read_after_download
-from .errors import Invalid, NotFound, ReaderError
+from .errors import Invalid, NotFound, ReaderError, Stopping
 from .extract import reading_minutes
 from .line import describe_wait
 from .records import Article, Content
@@ -514,12 +514,16 @@ async def _text_within(request: Request, article_id: int, wait: float) -> tuple[
         await asyncio.wait({task}, timeout=max(0.0, wait))
     if not task.done():
         return None, None
+    if task.cancelled():  # only the end of the process cancels the opener
+        raise Stopping()
     try:
         return Content.from_row(task.result()), None
     except ArticleFailed as exc:
         return None, str(exc)
     except UnknownArticle:
         raise NotFound("no such article") from None
+    except ShuttingDown:
+        raise Stopping() from None
 
 
 async def _reading_state(request: Request, article_id: int, wait: float) -> tuple[Article, Content | None, str | None]:

@@ -33,6 +33,7 @@ class Worker:
         self._nudge = asyncio.Event()
         self._stopping = False
         self._trouble: dict[str, str] = {}  # what fails to write -> the last message said
+        self._stopped = asyncio.Event()
 
     def wake(self) -> None:
         """A tap in this process: look at the line now rather than at the next poll.
@@ -83,6 +84,35 @@ class Worker:
             log.warning("%s cannot write to the database: %s", what, message)
             self._trouble[what] = message
 
+    async def _watch(self) -> None:
+        """Wake the pullers when another connection (another process's tap, a claim handed
+        back) has committed: `wake` reaches only this process, and waiting out the poll
+        interval made a tap in another process wait up to that long."""
+        seen: int | None = None
+        while not self._stopping:
+            version: int | None
+            try:
+                version = await self.store.data_version()
+            except Exception:
+                log.exception("watching the database for changes failed")
+                version = seen
+            if seen is not None and version != seen:
+                self.wake()
+            seen = version
+            await asyncio.sleep(WATCH_INTERVAL)
+
+    async def _idle_for(self) -> float:
+        """How long to wait before looking at the line again if nothing wakes us: the
+        poll interval, or less when a claim on a queued article (whose holder may have
+        died) runs out sooner."""
+        try:
+            expiry = await self.store.next_expiry()
+        except Exception:
+            log.exception("reading the claims' expiry failed")
+            expiry = None
+        if expiry is None:
+            return self.interval
+        return max(0.05, min(self.interval, expiry - time.time() + 0.05))
 
     def stop(self) -> None:
         self._stopping = True

@@ -4,6 +4,7 @@ extractions in progress finish within a bound, then hands back what it holds."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -39,9 +40,9 @@ class Serve:
     def __init__(self, settings, **env):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        environment = dict(os.environ, READER_ALLOW_PRIVATE_URLS="1", READER_REFRESH_INTERVAL="0",
-                           READER_WORKER_INTERVAL="0.1", READER_CLAIM_TTL=str(settings.claim_ttl),
-                           READER_RETRY_BACKOFF="0.05", **env)
+        environment = {**os.environ, **dict(READER_ALLOW_PRIVATE_URLS="1", READER_REFRESH_INTERVAL="0",
+                                            READER_WORKER_INTERVAL="0.1", READER_CLAIM_TTL=str(settings.claim_ttl),
+                                            READER_RETRY_BACKOFF="0.05"), **env}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "reader", "serve", "--db", str(settings.db), "--port", str(self.port)],
             env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -198,3 +199,49 @@ async def test_taking_a_claim_closes_every_expired_claims_run(settings, pages):
 async def _expired(store: Store, article_id: int) -> bool:
     holder = await store.claim_holder(article_id)
     return holder is not None and holder["expires_at"] < time.time()
+
+
+async def test_sigterm_takes_no_new_work_and_answers_a_pending_open_within_the_grace(settings, pages):
+    grace = 6  # room for an extraction on a loaded machine
+    in_flight, never = threading.Event(), threading.Event()
+    ids = await _library(settings, pages, ["warm", "working", "waiting", "opened"])
+    pages.add_article("working", gate=in_flight)
+    pages.add_article("opened", gate=never)  # its site hangs past the grace
+    server = await Serve(settings, READER_SHUTDOWN_GRACE=str(grace), READER_WORKER_INTERVAL="60").ready()
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+            # The first extraction starts the pool: not part of what the grace is for.
+            assert (await client.get(f"/api/articles/{ids['warm']}/content")).status_code == 200
+            for slug in ("working", "waiting"):
+                assert (await client.post(f"/api/articles/{ids[slug]}/queue")).status_code == 200
+            await wait_for(lambda: pages.hits["/working.html"] == 1, timeout=20)
+            pending = asyncio.create_task(client.get(f"/api/articles/{ids['opened']}/content"))
+            await wait_for(lambda: pages.hits["/opened.html"] == 1, timeout=20)
+            lines: list[str] = []
+            threading.Thread(target=lambda: lines.extend(server.proc.stderr), daemon=True).start()
+            server.proc.send_signal(signal.SIGTERM)
+            await wait_for(lambda: any("Shutting down" in line for line in lines), timeout=20)
+            # The extraction in progress finishes within its grace and is kept; after it,
+            # the worker must not take the next article in line.
+            in_flight.set()
+            answer = await pending
+        try:
+            code = await asyncio.to_thread(server.proc.wait, grace + 8)  # over 15 s before
+        except subprocess.TimeoutExpired:
+            raise AssertionError("serve did not stop within the grace plus a few seconds") from None
+        err = "".join(lines)
+    finally:
+        never.set()
+        server.stop(signal.SIGKILL)
+    assert code in (0, -signal.SIGTERM), err  # uvicorn re-raises the signal it stopped for
+    assert answer.status_code == 503, (answer.status_code, answer.text)
+    assert answer.headers["Retry-After"].isdigit()
+    assert "shutting down" in answer.json()["error"]
+    assert pages.hits["/waiting.html"] == 0
+    async with await Store.open(settings.db) as store:
+        assert (await store.get_article(ids["working"]))["state"] == "ready", (await store.runs(), err)
+        assert [a["article_id"] for a in await store.waiting()] == [ids["waiting"]]  # the tap is kept
+        assert await store.claim_holder(ids["opened"]) is None  # handed back, not left to expire
+        runs = {r["article_id"]: r["outcome"] for r in await store.runs()}
+    assert runs == {ids["warm"]: "cached", ids["working"]: "cached", ids["opened"]: "abandoned"}
+    assert "Traceback" not in err, err
