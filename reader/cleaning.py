@@ -10,6 +10,12 @@ Once a claim is won the extraction runs in a task this Cleaner owns, awaited thr
 `asyncio.shield`: a reader who closes the page cancels only their wait, never the work.
 The loser of a race does not fail and does not extract: it waits for the winner's
 result and takes over only if the winner's claim expires.
+
+Expiry is judged on the wall clock, which every process on the machine shares. A jump
+forward longer than a claim's remaining life makes live claims look expired, so a page
+may then be fetched twice. The damage is bounded, not prevented: every write of a run is
+fenced by its run id (a robbed run cannot renew, release, or mark the article failed),
+the first content stored wins, and a robbed run stays `abandoned` in the ledger.
 """
 
 from __future__ import annotations

@@ -293,3 +293,36 @@ async def test_a_dead_holders_claim_reaches_an_idle_worker_process_when_it_expir
             await wait_for(lambda: store.get_content(ids["abandoned"]), timeout=20, interval=0.1)
             runs = await store.runs(ids["abandoned"])
     assert [(r["outcome"], r["lane"]) for r in runs] == [("abandoned", "direct"), ("cached", "queue")]
+
+
+async def test_after_a_clock_jump_robs_a_live_holder_the_result_is_stored_once(settings, pages):
+    """A wall-clock jump forward larger than a claim's remaining life makes that claim look
+    expired to everyone, live holder or not; reader bounds the damage instead: the page may
+    be fetched twice, but the article's content and state are written once, and the
+    ledger still adds up. Here the holder's claim is made to run out (what the jump does)
+    while it is still working, and another reader takes over."""
+    async with running(settings, worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["jumped"])
+        article_id = ids["jumped"]
+        robbed = await reader.store.claim(article_id, "holder-before-the-jump", ttl=0.2)
+        assert robbed is not None
+        await wait_for(lambda: _expired(reader.store, article_id))
+        content = await reader.cleaner.open(article_id)  # the new holder, after the "jump"
+        # The robbed holder comes back with its own result, then with a failure: neither
+        # replaces what the new holder stored, nor marks the article failed.
+        await reader.store.store_cleaned(robbed, {**content, "html": "<p>stale</p>", "text": "stale"})
+        await reader.store.store_failed(robbed, "fetch failed: too late")
+        assert not await reader.store.renew(robbed, 30)
+        stored = await reader.store.get_content(article_id)
+        article = await reader.store.get_article(article_id)
+        runs = await _runs(reader.store, article_id)
+        stats = await reader.store.stats()
+    assert stored["html"] == content["html"] and "stale" not in stored["text"]
+    assert article["state"] == "ready" and article["error"] is None
+    assert [r["outcome"] for r in runs] == ["abandoned", "cached"]
+    assert stats["started"] == stats["cached"] + stats["failed"] + stats["abandoned"]
+
+
+async def _expired(store: Store, article_id: int) -> bool:
+    holder = await store.claim_holder(article_id)
+    return holder is None or holder["expires_at"] < time.time()
