@@ -149,7 +149,8 @@ class Worker:
                 except TimeoutError:
                     pass
                 continue
+            idle = await self._idle_for()  # first: a cancel here must not strand a wait() coroutine
             try:
-                await asyncio.wait_for(nudge.wait(), await self._idle_for())
+                await asyncio.wait_for(nudge.wait(), idle)
             except TimeoutError:
                 pass
