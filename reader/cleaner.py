@@ -64,8 +64,11 @@ def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
     markup = _decode(body, charset)
     if not markup.strip():
         raise ExtractError("no readable text found on the page")
-    traf_html, meta = _trafilatura(markup, url)
-    readable = _readability(markup)
+    tree = _parse(markup)
+    if tree is None:
+        raise ExtractError("no readable text found on the page")
+    traf_html, meta = _trafilatura(tree, url)
+    readable = _readability(tree)
     if traf_html is None and readable is None:
         raise ExtractError("no readable text found on the page")
     article = _merge(readable, traf_html)
@@ -106,7 +109,17 @@ def _decode(body: bytes, charset: str | None) -> str:
     return decoded if isinstance(decoded, str) else decoded.decode("utf-8", errors="replace")
 
 
-def _trafilatura(markup: str, url: str) -> tuple[str | None, dict[str, Any]]:
+def _parse(markup: str) -> etree._Element | None:
+    """The page parsed once, for both extractors (each works on its own copy)."""
+    from trafilatura.utils import load_html
+
+    try:
+        return load_html(markup)
+    except Exception:  # lxml refusing the markup outright
+        return None
+
+
+def _trafilatura(tree: etree._Element, url: str) -> tuple[str | None, dict[str, Any]]:
     import trafilatura
     from trafilatura.settings import set_date_params
 
@@ -114,7 +127,7 @@ def _trafilatura(markup: str, url: str) -> tuple[str | None, dict[str, Any]]:
         document = trafilatura.extract_with_metadata(
             # Images come from readability's copy of the article, which keeps their
             # figures and captions; in trafilatura's they only blur its vote.
-            markup, url=url, output_format="html", include_images=False, include_links=True,
+            tree, url=url, output_format="html", include_images=False, include_links=True,
             include_tables=True, include_comments=False, favor_precision=True,
             # The date from the page's markup (meta tags, JSON-LD, <time>, the URL) only:
             # guessing it from the running text costs more than the whole extraction
@@ -130,15 +143,50 @@ def _trafilatura(markup: str, url: str) -> tuple[str | None, dict[str, Any]]:
     return (document.text or None), meta
 
 
-def _readability(markup: str) -> etree._Element | None:
-    from readability import Document
-
+def _readability(tree: etree._Element) -> etree._Element | None:
     try:
-        summary = Document(markup).summary(html_partial=True)
+        summary = _Readability(tree).summary(html_partial=True)
         root = lxml.html.fragment_fromstring(summary, create_parent="div")
     except Exception:  # readability raises on pages it cannot parse; trafilatura may still cope
         return None
     return root if _text(root).strip() else None
+
+
+def _readability_class() -> type:
+    from readability import Document
+    from readability.readability import REGEXES
+
+    hidden = REGEXES["displayNoneRe"]
+
+    class Readability(Document):
+        """readability-lxml on the tree already parsed. Its own parse step re-parses the
+        markup and runs a full lxml Cleaner (javascript links, style attributes) on every
+        retry; the sanitizer does that job later, so only what changes which text it
+        picks is kept here: hidden elements, scripts, styles."""
+
+        def _parse(self, input: etree._Element) -> etree._Element:
+            doc = copy.deepcopy(input)  # summary() edits the tree, and may start over
+            for elem in doc.xpath("//*[@hidden]"):
+                elem.drop_tree()
+            for elem in doc.xpath("//*[@style]"):
+                if hidden.search(elem.get("style") or ""):
+                    elem.drop_tree()
+            etree.strip_elements(doc, "script", "style", "link", etree.Comment, etree.ProcessingInstruction,
+                                 with_tail=False)
+            self.encoding = "utf-8"
+            return doc
+
+    return Readability
+
+
+def _Readability(tree: etree._Element) -> Any:
+    global _READABILITY
+    if _READABILITY is None:
+        _READABILITY = _readability_class()
+    return _READABILITY(tree)
+
+
+_READABILITY: type | None = None
 
 
 def _text(element: etree._Element) -> str:
@@ -214,14 +262,17 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
         return readable
     traf_opinion = _Opinion(_text(traf_root))
     read_units = list(_units(readable))
-    agreed = [traf_opinion.holds(_text(u)) for u in read_units]
-    if not any(a and _WORD.search(_text(u)) for a, u in zip(agreed, read_units)):
+    texts = [_text(u) for u in read_units]
+    agreed = [traf_opinion.holds(t) for t in texts]
+    if not any(a and _WORD.search(t) for a, t in zip(agreed, texts)):
         return traf_root
     last = max(i for i, a in enumerate(agreed) if a)
-    for i, unit in enumerate(read_units):
-        if i > last and not agreed[i] and len(_text(unit).split()) <= TRAILING_MIN_WORDS:
+    kept = read_units[:last + 1]
+    for unit, text in zip(read_units[last + 1:], texts[last + 1:]):
+        if len(text.split()) > TRAILING_MIN_WORDS:
+            kept.append(unit)
+        else:
             _drop(unit)
-    kept = [u for i, u in enumerate(read_units) if agreed[i] or i <= last or len(_text(u).split()) > TRAILING_MIN_WORDS]
     _put_back(readable, kept, list(_units(traf_root)))
     return readable
 
@@ -300,6 +351,7 @@ def _drop(element: etree._Element) -> None:
 def _finish(article: etree._Element, title: str | None, url: str) -> str:
     """The article's HTML for the reader view: its own title heading removed (the view
     prints the title), headings shifted to start at h2, sanitized."""
+    _flatten_math(article)
     headings = [el for el in article.iter() if isinstance(el.tag, str) and _HEADING.match(el.tag)]
     units = list(_units(article))
     if headings and units and units[0] is headings[0]:
@@ -311,6 +363,19 @@ def _finish(article: etree._Element, title: str | None, url: str) -> str:
             h.tag = f"h{min(6, max(2, int(h.tag[1]) + shift))}"
     html = etree.tostring(article, encoding="unicode", method="html")
     return clean_html(html, base_url=url)
+
+
+def _flatten_math(article: etree._Element) -> None:
+    """MathML becomes its plain text: the sanitizer drops foreign markup whole, and
+    "a ≠ 0" reads better than a hole in the sentence."""
+    for math in list(article.iter("math")):
+        text = math.get("alttext") or " ".join(" ".join(math.itertext()).split())
+        span = etree.Element("span")
+        span.text = text
+        span.tail = math.tail
+        parent = math.getparent()
+        if parent is not None:
+            parent.replace(math, span)
 
 
 def _same_words(a: str, b: str) -> bool:

@@ -153,3 +153,12 @@ def test_reader_clean_json_is_one_line_per_file_whatever_the_text_holds(tmp_path
     lines = done.stdout.splitlines()  # splits on U+2028 and U+0085 too, as score.py does
     assert len(lines) == 2 and all(json.loads(line)["file"] == str(odd) for line in lines)
     assert "separator and a next" in json.loads(lines[0])["text"]
+
+
+def test_mathml_keeps_its_text_inside_the_sentence():
+    # The sanitizer drops foreign (MathML) markup whole; the formula's words must survive.
+    body = page("Roots", '<p>When <math><mi>a</mi><mo>≠</mo><mn>0</mn></math> there are two solutions '
+                         "to the equation, and the rest of this sentence is ordinary prose.</p>")
+    text = clean_page(body.encode(), "http://example.com/math", None)["text"]
+    assert "When a ≠ 0 there are two solutions" in " ".join(text.split())
+
