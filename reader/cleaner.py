@@ -154,9 +154,9 @@ def _readability(tree: etree._Element) -> etree._Element | None:
 
 def _readability_class() -> type:
     from readability import Document
-    from readability.readability import REGEXES
 
-    hidden = REGEXES["displayNoneRe"]
+    # our own pattern: readability-lxml keeps one only from 0.9, and 0.8 is what installs here
+    hidden = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
     class Readability(Document):
         """readability-lxml on the tree already parsed. Its own parse step re-parses the
