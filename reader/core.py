@@ -32,7 +32,7 @@ from .opml import ImportResult, OpmlError, export_opml, import_opml
 from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
 from .records import READING_LIST, Article, ArticleFilter, Content, Feed, Marked
 from .settings import Settings
-from .store import STATES, Store, fts_query
+from .store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, Store, TooSlow, fts_terms
 from .urls import check_url
 from .worker import Worker
 
@@ -84,7 +84,7 @@ def parse_filter(params: Mapping[str, Any], *, strict: bool = True) -> ArticleFi
         feed_id=lenient(lambda: parse_int(get("feed"), "feed"), None),
         unread=lenient(lambda: parse_bool(get("unread"), "unread"), False),
         starred=lenient(lambda: parse_bool(get("starred"), "starred"), False),
-        q=(q or "").strip()[:500],
+        q=(q or "").strip(),  # a search that is too long is refused by search(), with a message
     )
 
 _MARKED = re.compile("\x02(.*?)\x03", re.S)
@@ -153,16 +153,27 @@ class Reader:
     async def search(self, text: str, *, limit: int = 50, offset: int = 0,
                      within: ArticleFilter | None = None) -> list[Article]:
         """What a person typed, best match first, each with its snippet; `within` narrows
-        it by the other filters. Nothing searchable in it is Invalid, never an FTS syntax
-        error."""
-        query = _match(text)
+        it by the other filters. Nothing searchable in it, too much of it, or a search too
+        broad to finish within the budget is Invalid, never an FTS syntax error and never a
+        frozen app."""
+        if len(text) > MAX_SEARCH_CHARS:
+            raise Invalid(f"the search is too long ({len(text):,} characters): use at most {MAX_SEARCH_CHARS}")
+        terms = fts_terms(text)
+        if not terms:
+            raise Invalid(f"nothing to search for in “{text[:100]}”: type a word or a \"quoted phrase\"")
+        if len(terms) > MAX_SEARCH_TERMS:
+            raise Invalid(f"the search has too many words ({len(terms)}): use at most {MAX_SEARCH_TERMS}")
         f = within or ArticleFilter()
         if f.state is not None and f.state not in STATES:
             raise Invalid(f"state must be one of {', '.join(STATES)}")
         try:
-            rows = await self.store.search(query, limit=limit, offset=offset, state=f.state, feed_id=f.feed_id,
-                                           unread=f.unread, starred=f.starred)
-        except sqlite3.OperationalError:  # fts_query leaves no syntax; this is a last resort
+            rows = await self.store.search(" ".join(terms), limit=limit, offset=offset, state=f.state,
+                                           feed_id=f.feed_id, unread=f.unread, starred=f.starred,
+                                           budget=self.settings.search_budget)
+        except TooSlow:
+            raise Invalid(f"the search for “{text[:100]}” is too broad to finish in time:"
+                          " try fewer or rarer words") from None
+        except sqlite3.OperationalError:  # fts_terms leaves no syntax; this is a last resort
             raise Invalid(f"could not search for “{text[:100]}”: try plain words") from None
         articles = await self._with_waits(rows)
         for a, row in zip(articles, rows):

@@ -105,6 +105,9 @@ class Settings:
     header_timeout: float = _setting(
         "READER_HEADER_TIMEOUT", 10.0,
         "seconds a connection may take to send a request's headers before `reader serve` closes it", float)
+    search_budget: float = _setting(
+        "READER_SEARCH_BUDGET", 2.0,
+        "seconds one search may run before it is stopped and answered as too broad", float)
     host: str = _setting("READER_HOST", "127.0.0.1", "address `reader serve` binds to", str)
     port: int = _setting("READER_PORT", 8000, "port `reader serve` listens on", int)
     page_size: int = _setting("READER_PAGE_SIZE", 50, "cards per browse page", int)

@@ -19,15 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from .articles import ArticleStore
-from .base import STATES, Run, StoreBase
+from .base import STATES, Run, StoreBase, TooSlow
 from .feeds import FeedStore
 from .ledger import LedgerStore
 from .line import LineStore
 from .portable import PortableStore
 from .schema import MIGRATIONS
-from .search import fts_query
+from .search import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, fts_query, fts_terms
 
-__all__ = ["MIGRATIONS", "STATES", "Run", "Store", "fts_query"]
+__all__ = ["MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "STATES", "Run", "Store", "TooSlow", "fts_query",
+           "fts_terms"]
 
 
 class Store(FeedStore, ArticleStore, LineStore, LedgerStore, PortableStore, StoreBase):

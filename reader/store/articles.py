@@ -232,11 +232,12 @@ class ArticleStore(StoreBase):
 
     async def search(self, query: str, *, limit: int = 50, offset: int = 0, ranked: int = SEARCH_RANKED,
                      state: str | None = None, feed_id: int | None = None, unread: bool = False,
-                     starred: bool = False) -> list[dict[str, Any]]:
+                     starred: bool = False, budget: float | None = None) -> list[dict[str, Any]]:
         """Full-text search, best match first among the `ranked` most recently added
         matches, then the older matches newest first; each with a snippet whose matches
         are wrapped in \x02 ... \x03 (the caller escapes the text and turns those into
-        marks). `query` is an FTS5 query: build it with `fts_query`."""
+        marks). `query` is an FTS5 query: build it with `fts_query`. With `budget`
+        (seconds), a search still running after that long raises TooSlow."""
         now = time.time()
         params: dict[str, Any] = {"query": query, "now": now, "limit": limit, "offset": offset, "ranked": ranked}
         where = _filters(params, state=state, feed_id=feed_id, ids=None, unread=unread, starred=starred, match=None)
@@ -278,5 +279,6 @@ class ArticleStore(StoreBase):
             ORDER BY hits.part, hits.score, hits.id DESC
             """,
             params,
+            budget=budget,
         )
         return articles

@@ -1,10 +1,14 @@
 """The Store's plumbing: two connections, reads and write transactions, and the SQL
 fragments the entity modules share.
 
-Two connections per Store, both in autocommit mode:
+Connections per Store, all in autocommit mode:
 
-* the *read* connection runs single statements and fetches every row in the same
-  call (`execute_fetchall`), so no cursor is ever left half-read across an `await`;
+* *read* connections, a small pool (READ_CONNECTIONS at most, opened as needed): each
+  runs single statements and fetches every row in the same call (`execute_fetchall`),
+  so no cursor is ever left half-read across an `await`. One aiosqlite connection runs
+  one statement at a time, so with a single shared one a slow search held up every
+  other read (/api/stats waited 23.7 s behind an 800-term query); WAL lets several
+  readers run at once, each on its own connection;
 * the *write* connection runs every state change inside `BEGIN IMMEDIATE ... COMMIT`,
   one task at a time (`self._write_lock`). Tasks that shared one aiosqlite connection
   would share its transaction: a "win" by one task could be rolled back by another.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,15 +112,20 @@ async def rows_of(db: aiosqlite.Connection, sql: str, params: Params = ()) -> li
     return list(await db.execute_fetchall(sql, params))
 
 
-def _row(row: sqlite3.Row | None) -> dict[str, Any] | None:
-    return dict(row) if row is not None else None
-
-
 async def _configure(conn: aiosqlite.Connection) -> None:
     conn.row_factory = sqlite3.Row
     await conn.execute("PRAGMA busy_timeout = 30000")
     await conn.execute("PRAGMA foreign_keys = ON")
     await conn.execute("PRAGMA synchronous = NORMAL")
+
+# Read connections a Store opens at most: enough that one slow read never holds up the
+# pages, few enough that a burst of requests cannot open a thread per request.
+READ_CONNECTIONS = 4
+
+
+class TooSlow(Exception):
+    """A read went over its time budget and was interrupted."""
+
 
 class StoreBase:
     def __init__(self, path: Path, read: aiosqlite.Connection, write: aiosqlite.Connection) -> None:
@@ -124,6 +134,10 @@ class StoreBase:
         self._write = write
         self._write_lock = asyncio.Lock()
         self._read_only = read is write
+        self._idle: list[aiosqlite.Connection] = [read]
+        self._readers: list[aiosqlite.Connection] = [read]
+        self._read_freed = asyncio.Condition()
+        self._opening = 0
 
     @property
     def read_only(self) -> bool:
@@ -164,26 +178,79 @@ class StoreBase:
         return read, read
 
     async def close(self) -> None:
-        await self._read.close()
+        for conn in self._readers:
+            await conn.close()
+        self._readers, self._idle = [], []
         if self._write is not self._read:
             await self._write.close()
 
 
     # -- plumbing ---------------------------------------------------------------
 
-    async def _all(self, sql: str, params: Params = ()) -> list[dict[str, Any]]:
-        with _as_storage_error():
-            return [dict(r) for r in await self._read.execute_fetchall(sql, params)]
+    @contextlib.asynccontextmanager
+    async def _reading(self) -> AsyncIterator[aiosqlite.Connection]:
+        """A read connection of this Store's own, for one statement: an idle one, a new
+        one while fewer than READ_CONNECTIONS are open, else the first one freed."""
+        if self._read_only:  # one connection opened read-only serves everything
+            yield self._read
+            return
+        async with self._read_freed:
+            while not self._idle and len(self._readers) + self._opening >= READ_CONNECTIONS:
+                await self._read_freed.wait()
+            conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                self._opening += 1
+        if conn is None:
+            try:
+                conn = await aiosqlite.connect(self.path, isolation_level=None)
+                await _configure(conn)
+            except BaseException:
+                async with self._read_freed:
+                    self._opening -= 1
+                    self._read_freed.notify()
+                raise
+            async with self._read_freed:
+                self._opening -= 1
+                self._readers.append(conn)
+        try:
+            yield conn
+        finally:
+            async with self._read_freed:
+                self._idle.append(conn)
+                self._read_freed.notify()
+
+    async def _all(self, sql: str, params: Params = (), *, budget: float | None = None) -> list[dict[str, Any]]:
+        """Every row of one read statement. With `budget` (seconds), a statement still
+        running after that long is interrupted and TooSlow raised."""
+        async with self._reading() as conn:
+            if budget is None:
+                with _as_storage_error():
+                    return [dict(r) for r in await conn.execute_fetchall(sql, params)]
+            deadline = time.monotonic() + budget
+
+            def over_budget() -> int:  # runs in the connection's thread, every 1000 VM steps
+                return 1 if time.monotonic() > deadline else 0
+
+            await conn.set_progress_handler(over_budget, 1000)
+            try:
+                with _as_storage_error():
+                    return [dict(r) for r in await conn.execute_fetchall(sql, params)]
+            except sqlite3.OperationalError as exc:
+                if "interrupt" in str(exc) and time.monotonic() > deadline:
+                    raise TooSlow(f"over its budget of {budget:g} s") from None
+                raise
+            finally:
+                await conn.set_progress_handler(None, 0)  # type: ignore[arg-type]
 
     async def _one(self, sql: str, params: Params = ()) -> dict[str, Any] | None:
-        with _as_storage_error():
-            rows = await rows_of(self._read, sql, params)
-        return _row(rows[0]) if rows else None
+        rows = await self._all(sql, params)
+        return rows[0] if rows else None
 
     async def _count(self, sql: str, params: Params = ()) -> int:
         """The number in the first column of an aggregate's single row."""
-        with _as_storage_error():
-            rows = await rows_of(self._read, sql, params)
+        async with self._reading() as conn:
+            with _as_storage_error():
+                rows = await rows_of(conn, sql, params)
         return int(rows[0][0])
 
     @contextlib.asynccontextmanager

@@ -4,14 +4,26 @@ from __future__ import annotations
 
 import re
 
+# The most a search may ask for. FTS5's cost grows with the square of the terms (800
+# copies of "a" took 24.7 s), and nobody types more than a few words: past these, the
+# search is refused with a message rather than run.
+MAX_SEARCH_TERMS = 32
+MAX_SEARCH_CHARS = 500
+
+
+def fts_terms(text: str) -> list[str]:
+    """The distinct terms of what a person typed, each a quoted FTS5 string: "quoted
+    phrases" stay phrases, every other word is one term, and no character can be FTS5
+    syntax. A term typed twice counts once (it changes nothing in what matches)."""
+    terms: dict[str, None] = {}
+    for phrase, word in re.findall(r'"([^"]*)"|(\S+)', text):
+        term = " ".join((phrase or word).replace('"', " ").split())
+        if re.search(r"\w", term):
+            terms.setdefault('"' + term.lower() + '"')
+    return list(terms)
+
 
 def fts_query(text: str) -> str:
-    """Turn what a person typed into a safe FTS5 query: "quoted phrases" stay phrases,
-    every other word must appear, and no character can be FTS5 syntax. Empty if nothing
-    searchable is left."""
-    terms = []
-    for phrase, word in re.findall(r'"([^"]*)"|(\S+)', text):
-        term = (phrase or word).replace('"', " ").strip()
-        if re.search(r"\w", term):
-            terms.append('"' + term + '"')
-    return " ".join(terms)
+    """A safe FTS5 query for what a person typed: every term must appear. Empty if
+    nothing searchable is left."""
+    return " ".join(fts_terms(text))
