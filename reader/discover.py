@@ -132,7 +132,7 @@ async def subscribe(
         return await _subscribe_discovered(store, client, pool, found[0], max_bytes=max_bytes, deadline=deadline)
     except Exception as exc:  # a bug in a parser: refused with the reason, logged for us
         log.exception("reading %s failed", url)
-        raise _refusal(url, f"could not read the feed ({exc or type(exc).__name__})") from None
+        raise _refusal(url, f"could not read the feed ({str(exc).strip() or type(exc).__name__})") from None
     feed_id, created = await store.add_feed(url)
     if created:
         await store.store_feed_entries(

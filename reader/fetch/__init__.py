@@ -124,7 +124,20 @@ async def fetch(
     except httpx.DecodingError:
         raise FetchError("the response could not be decoded (bad compression)") from None
     except (httpx.TransportError, httpx.InvalidURL) as exc:
-        raise FetchError(f"fetch failed: {str(exc) or type(exc).__name__}", transient=True) from exc
+        raise FetchError(f"fetch failed: {_transport_reason(exc)}", transient=True) from exc
+
+
+def _transport_reason(exc: Exception) -> str:
+    """Never empty: httpx raises a connection reset as a ReadError with no text, and an
+    exception object is truthy whatever its text (the bug that wrote "fetch failed: ")."""
+    text = str(exc).strip()
+    if text:
+        return text
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError)):
+        return "the connection was reset by the site"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "the site closed the connection without a proper answer"
+    return type(exc).__name__
 
 
 def _content_type(header: str) -> tuple[str, str | None]:
