@@ -87,7 +87,7 @@ def queued_json(a: Article) -> dict[str, Any]:
 def feed_json(f: Feed) -> dict[str, Any]:
     return {
         "id": f.id, "url": f.url, "title": f.title, "site_url": f.site_url,
-        "refreshed_at": f.refreshed_at, "error": f.error, "articles": f.articles, "unread": f.unread,
+        "refreshed_at": f.refreshed_at, "error": f.error, "note": f.note, "articles": f.articles, "unread": f.unread,
     }
 
 

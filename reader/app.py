@@ -47,6 +47,7 @@ async def running(
         await store.close_expired_claims()
     except Exception:  # a database that cannot be written is reported by what needs it
         log.exception("closing the runs of expired claims failed")
+    store.feed_items = max(1, settings.feed_items)
     client = make_client(allow_private=settings.allow_private_urls, deadline=settings.fetch_timeout,
                          resolver=resolver)
     pool = CpuPool(settings.extract_processes)

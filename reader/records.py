@@ -57,6 +57,7 @@ class Feed:
     added_at: float
     refreshed_at: float | None
     error: str | None
+    note: str | None = None  # about the last refresh, not a failure (items past the cap)
     articles: int | None = None  # counted only when asked for
     unread: int | None = None
 

@@ -108,6 +108,9 @@ class Settings:
     search_budget: float = _setting(
         "READER_SEARCH_BUDGET", 2.0,
         "seconds one search may run before it is stopped and answered as too broad", float)
+    feed_items: int = _setting(
+        "READER_FEED_ITEMS", 200,
+        "items one refresh takes from one feed at most, newest first (the feed says how many were left out)", int)
     host: str = _setting("READER_HOST", "127.0.0.1", "address `reader serve` binds to", str)
     port: int = _setting("READER_PORT", 8000, "port `reader serve` listens on", int)
     page_size: int = _setting("READER_PAGE_SIZE", 50, "cards per browse page", int)

@@ -78,8 +78,19 @@ class FeedStore(StoreBase):
         entries: Iterable[dict[str, Any]],
     ) -> int:
         """Record a successful fetch: new headlines in, feed error cleared. Returns how many
-        articles were new. Headlines only: nothing here touches the queue."""
+        articles were new. Headlines only: nothing here touches the queue. Only the newest
+        `self.feed_items` entries are taken; the feed's note says how many were left out."""
         now = time.time()
+        items = list(entries)
+        note = None
+        if len(items) > self.feed_items:
+            # newest first by date; undated entries after the dated, in the feed's own order
+            order = sorted(range(len(items)),
+                           key=lambda i: (items[i].get("published") is None, -(items[i].get("published") or 0), i))
+            kept = sorted(order[: self.feed_items])
+            note = (f"the feed listed {len(items):,} items: only the newest {self.feed_items:,}"
+                    " were taken")
+            items = [items[i] for i in kept]
         async with self._transaction() as db:
             await db.execute(
                 """
@@ -87,11 +98,11 @@ class FeedStore(StoreBase):
                 -- person's: later fetches do not overwrite it
                 UPDATE feeds SET title = CASE WHEN title = '' THEN coalesce(:title, '') ELSE title END,
                     site_url = coalesce(:site_url, site_url), etag = :etag,
-                    last_modified = :last_modified, refreshed_at = :now, error = NULL
+                    last_modified = :last_modified, refreshed_at = :now, error = NULL, note = :note
                 WHERE id = :id
                 """,
                 {"title": title, "site_url": site_url, "etag": etag,
-                 "last_modified": last_modified, "now": now, "id": feed_id},
+                 "last_modified": last_modified, "now": now, "id": feed_id, "note": note},
             )
             count = "SELECT count(*) AS n FROM articles WHERE feed_id = ?"
             before = (await rows_of(db, count, (feed_id,)))[0]["n"]
@@ -107,7 +118,7 @@ class FeedStore(StoreBase):
                 WHERE (title, summary, url, coalesce(author, ''))
                    IS NOT (excluded.title, excluded.summary, excluded.url, coalesce(excluded.author, ''))
                 """,
-                [{"summary_text": "", **e, "feed_id": feed_id, "now": now} for e in entries],
+                [{"summary_text": "", **e, "feed_id": feed_id, "now": now} for e in items],
             )
             after = (await rows_of(db, count, (feed_id,)))[0]["n"]
             return int(after - before)

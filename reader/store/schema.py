@@ -177,8 +177,14 @@ async def _v2_to_v3(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V3)
 
 
+# Version 4: a feed's note, a fact about its last refresh that is not a failure (today:
+# how many items past the cap were left out).
+async def _v3_to_v4(db: aiosqlite.Connection) -> None:
+    await db.execute("ALTER TABLE feeds ADD COLUMN note TEXT")
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
-MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [_v0_to_v1, _v1_to_v2, _v2_to_v3]
+MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [_v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4]
 
 
 async def migrate(db: aiosqlite.Connection) -> None:
