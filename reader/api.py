@@ -106,8 +106,8 @@ async def add_feed(request: Request) -> Response:
 
 
 async def delete_feed(request: Request) -> Response:
-    await reader_of(request).unsubscribe(path_id(request))
-    return Response(status_code=204)
+    kept, removed = await reader_of(request).unsubscribe(path_id(request))
+    return JSONResponse({"kept": kept, "removed": removed})
 
 
 async def refresh(request: Request) -> Response:

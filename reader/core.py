@@ -334,9 +334,20 @@ class Reader:
         except (NoFeedFound, NotSubscribed) as exc:
             raise Invalid(str(exc)) from None
 
-    async def unsubscribe(self, feed_id: int) -> None:
-        if not await self.store.delete_feed(feed_id):
+    async def unsubscribe_counts(self, feed_id: int) -> tuple[int, int]:
+        """(articles unsubscribing would keep, articles it would remove)."""
+        counts = await self.store.unsubscribe_counts(feed_id)
+        if counts is None:
             raise NotFound("no such feed")
+        return counts
+
+    async def unsubscribe(self, feed_id: int) -> tuple[int, int]:
+        """Unsubscribe, keeping every article a person starred or read cleaned as a library
+        item under the feed's name; returns (kept, removed)."""
+        result = await self.store.delete_feed(feed_id)
+        if result is None:
+            raise NotFound("no such feed")
+        return result
 
     async def rename_feed(self, feed_id: int, title: Any) -> None:
         name = parse_title(title, "name")

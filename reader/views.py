@@ -410,9 +410,17 @@ async def subscribe(request: Request) -> Response:
 
 
 async def unsubscribe(request: Request) -> Response:
-    await checked_form(request)
+    """The first post asks (how many articles stay, how many go); only the confirming
+    post, carrying confirm=yes, unsubscribes."""
+    form = await checked_form(request)
+    reader = reader_of(request)
+    feed_id = request.path_params["id"]
     try:
-        await reader_of(request).unsubscribe(request.path_params["id"])
+        if form.get("confirm") != "yes":
+            feed = await reader.feed(feed_id)
+            kept, removed = await reader.unsubscribe_counts(feed_id)
+            return render(request, "unsubscribe.html", feed=feed, kept=kept, removed=removed)
+        await reader.unsubscribe(feed_id)
     except NotFound:
         pass  # gone already: the feeds page shows what is left
     return RedirectResponse("/feeds", status_code=303)

@@ -11,7 +11,7 @@ import pytest
 
 from .helpers import app_client, rss, wait_for
 
-FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "articles", "unread"}
+FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "note", "articles", "unread"}
 ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error",
                 "read", "starred"}
 QUEUE_KEYS = {"id", "position", "lane", "title", "url", "wait_seconds"}
@@ -112,11 +112,11 @@ async def test_a_body_that_is_not_a_json_object_is_400(quiet, raw):
     assert set(response.json()) == {"error"} and response.json()["error"]
 
 
-async def test_deleting_a_feed_is_204_and_takes_its_articles_along(quiet, pages):
+async def test_deleting_a_feed_takes_its_unkept_articles_along_and_says_so(quiet, pages):
     feed, ids = await subscribe(quiet, pages, ["a", "b"])
     await quiet.post(f"/api/articles/{ids[0]}/queue")
     response = await quiet.delete(f"/api/feeds/{feed['id']}")
-    assert response.status_code == 204 and response.content == b""
+    assert response.status_code == 200 and response.json() == {"kept": 0, "removed": 2}
     assert (await quiet.get("/api/feeds")).json() == {"feeds": []}
     assert (await quiet.get("/api/articles")).json() == {"items": []}
     assert (await quiet.get("/api/queue")).json() == {"items": []}
@@ -125,7 +125,7 @@ async def test_deleting_a_feed_is_204_and_takes_its_articles_along(quiet, pages)
 
 async def test_deleting_an_unknown_feed_is_404(quiet, pages):
     feed, _ = await subscribe(quiet, pages, ["a"])
-    assert (await quiet.delete(f"/api/feeds/{feed['id']}")).status_code == 204
+    assert (await quiet.delete(f"/api/feeds/{feed['id']}")).status_code == 200
     again = await quiet.delete(f"/api/feeds/{feed['id']}")
     assert again.status_code == 404 and set(again.json()) == {"error"}
     assert (await quiet.delete("/api/feeds/999999")).status_code == 404

@@ -142,7 +142,7 @@ async def test_rename_sticks_across_refreshes_and_remove_unsubscribes(quiet, pag
     assert (await quiet.post(f"/feeds/{feed['id']}/rename", data={"title": "   "})).status_code == 422
     assert (await quiet.post("/feeds/999/rename", data={"title": "x"})).status_code == 404
 
-    response = await quiet.post(f"/feeds/{feed['id']}/delete")
+    response = await quiet.post(f"/feeds/{feed['id']}/delete", data={"confirm": "yes"})
     assert response.status_code == 303
     assert await feeds_json(quiet) == []
     assert (await quiet.get("/api/articles")).json()["items"] == []

@@ -363,7 +363,10 @@ async def test_unsubscribing_through_the_form_removes_the_feed_and_its_cards(qui
     feed_id, _ = await subscribe_slugs(quiet, pages, ["a"])
     page = (await quiet.get("/feeds")).text
     assert form_tag(page, f"/feeds/{feed_id}/delete")
-    response = await quiet.post(f"/feeds/{feed_id}/delete")
+    asked = await quiet.post(f"/feeds/{feed_id}/delete")
+    assert asked.status_code == 200 and "1 other article will be removed" in asked.text
+    assert feed_id in [f["id"] for f in (await quiet.get("/api/feeds")).json()["feeds"]]  # asking removes nothing
+    response = await quiet.post(f"/feeds/{feed_id}/delete", data={"confirm": "yes"})
     assert (response.status_code, response.headers["location"]) == (303, "/feeds")
     assert "No feeds yet." in (await quiet.get("/feeds")).text
     assert card_ids((await quiet.get("/")).text) == []

@@ -27,6 +27,12 @@ async def insert_feed(
     return rows[0]["id"], False
 
 
+# What unsubscribing never destroys: an article a person starred, or read once it was
+# cleaned (tags and highlights join this when they exist). Needs the alias a.
+_KEPT = """(a.starred_at IS NOT NULL
+    OR (a.read_at IS NOT NULL AND EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id)))"""
+
+
 class FeedStore(StoreBase):
 
     async def add_feed(self, url: str, title: str = "") -> tuple[int, bool]:
@@ -56,10 +62,39 @@ class FeedStore(StoreBase):
     async def get_feed(self, feed_id: int) -> dict[str, Any] | None:
         return await self._one("SELECT * FROM feeds WHERE id = ?", (feed_id,))
 
-    async def delete_feed(self, feed_id: int) -> bool:
+    async def unsubscribe_counts(self, feed_id: int) -> tuple[int, int] | None:
+        """(articles unsubscribing keeps, articles it removes), or None for no such feed."""
+        rows = await self._all(
+            f"""
+            SELECT (SELECT count(*) FROM articles a WHERE a.feed_id = f.id AND {_KEPT}) AS kept,
+                   (SELECT count(*) FROM articles a WHERE a.feed_id = f.id AND NOT {_KEPT}) AS removed
+            FROM feeds f WHERE f.id = ?
+            """,
+            (feed_id,),
+        )
+        return (rows[0]["kept"], rows[0]["removed"]) if rows else None
+
+    async def delete_feed(self, feed_id: int) -> tuple[int, int] | None:
+        """Unsubscribe: what a person kept (see _KEPT) stays, as library items with no feed
+        and the feed's name as their source; the rest of the feed's articles go with it.
+        Returns (kept, removed), or None for no such feed."""
         async with self._transaction() as db:
-            cur = await db.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
-            return cur.rowcount > 0
+            found = await rows_of(db, "SELECT title, url FROM feeds WHERE id = ?", (feed_id,))
+            if not found:
+                return None
+            name = found[0]["title"] or found[0]["url"]
+            # A saved link with the same URL already is the library item: keep that one.
+            cur = await db.execute(
+                f"""
+                UPDATE articles AS a SET feed_id = NULL, source = :name
+                WHERE a.feed_id = :id AND {_KEPT}
+                """,
+                {"id": feed_id, "name": name},
+            )
+            kept = cur.rowcount
+            rows = await rows_of(db, "SELECT count(*) AS n FROM articles WHERE feed_id = ?", (feed_id,))
+            await db.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
+            return kept, int(rows[0]["n"])
 
     async def feeds_due(self, older_than: float) -> list[dict[str, Any]]:
         return await self._all(

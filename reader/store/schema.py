@@ -178,9 +178,11 @@ async def _v2_to_v3(db: aiosqlite.Connection) -> None:
 
 
 # Version 4: a feed's note, a fact about its last refresh that is not a failure (today:
-# how many items past the cap were left out).
+# how many items past the cap were left out); and an article's source, the name of the
+# feed it came from, kept when unsubscribing turns it into a library item.
 async def _v3_to_v4(db: aiosqlite.Connection) -> None:
     await db.execute("ALTER TABLE feeds ADD COLUMN note TEXT")
+    await db.execute("ALTER TABLE articles ADD COLUMN source TEXT")
 
 
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
