@@ -39,6 +39,7 @@ async def _library(db: Path, base: str) -> list[int]:
     store = await Store.open(db)
     try:
         feed_id, _ = await store.add_feed(f"{base}/feed.xml", "storm")
+        store.feed_items = ARTICLES  # one feed this long: past the refresh cap of a real feed
         await store.store_feed_entries(feed_id, title="storm", site_url=None, etag=None, last_modified=None, entries=[
             {"guid": str(k), "url": f"{base}/a/{k}.html", "title": f"Article {k}", "summary": "", "author": None,
              "published": 1_700_000_000.0 + k} for k in range(ARTICLES)])

@@ -44,6 +44,7 @@ asyncio.run(main(sys.argv[1], float(sys.argv[2])))
 async def _fill(db: Path) -> None:
     async with await Store.open(db) as store:
         feed_id, _ = await store.add_feed("http://127.0.0.1:9/feed.xml")
+        store.feed_items = ITEMS  # one feed this long: past the refresh cap of a real feed
         await store.store_feed_entries(feed_id, title="t", site_url=None, etag=None, last_modified=None, entries=[
             {"guid": str(i), "url": f"http://127.0.0.1:9/{i}", "title": str(i), "summary": "", "author": None,
              "published": float(i)} for i in range(ITEMS)])

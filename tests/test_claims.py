@@ -217,6 +217,7 @@ async def test_many_tasks_in_many_processes_take_each_queued_item_exactly_once(s
     or one task's take can be rolled back into another's. 2 processes x 50 tasks."""
     async with await Store.open(settings.db) as store:
         feed_id, _ = await store.add_feed("http://feed.test/")
+        store.feed_items = 300  # one feed this long: past the refresh cap of a real feed
         await store.store_feed_entries(
             feed_id, title="t", site_url=None, etag=None, last_modified=None,
             entries=[{"guid": str(i), "url": f"http://x.test/{i}", "title": str(i), "summary": "",
