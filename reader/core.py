@@ -47,10 +47,15 @@ MAX_BULK = 10_000
 
 
 def _match(text: str) -> str:
-    query = fts_query(text)
-    if not query:
+    """What a person typed as an FTS5 query, within the same limits as a search."""
+    if len(text) > MAX_SEARCH_CHARS:
+        raise Invalid(f"the search is too long ({len(text):,} characters): use at most {MAX_SEARCH_CHARS}")
+    terms = fts_terms(text)
+    if not terms:
         raise Invalid(f"nothing to search for in “{text[:100]}”: type a word or a \"quoted phrase\"")
-    return query
+    if len(terms) > MAX_SEARCH_TERMS:
+        raise Invalid(f"the search has too many words ({len(terms)}): use at most {MAX_SEARCH_TERMS}")
+    return " ".join(terms)
 
 
 def parse_filter(params: Mapping[str, Any], *, strict: bool = True) -> ArticleFilter:
@@ -156,18 +161,12 @@ class Reader:
         it by the other filters. Nothing searchable in it, too much of it, or a search too
         broad to finish within the budget is Invalid, never an FTS syntax error and never a
         frozen app."""
-        if len(text) > MAX_SEARCH_CHARS:
-            raise Invalid(f"the search is too long ({len(text):,} characters): use at most {MAX_SEARCH_CHARS}")
-        terms = fts_terms(text)
-        if not terms:
-            raise Invalid(f"nothing to search for in “{text[:100]}”: type a word or a \"quoted phrase\"")
-        if len(terms) > MAX_SEARCH_TERMS:
-            raise Invalid(f"the search has too many words ({len(terms)}): use at most {MAX_SEARCH_TERMS}")
+        query = _match(text)
         f = within or ArticleFilter()
         if f.state is not None and f.state not in STATES:
             raise Invalid(f"state must be one of {', '.join(STATES)}")
         try:
-            rows = await self.store.search(" ".join(terms), limit=limit, offset=offset, state=f.state,
+            rows = await self.store.search(query, limit=limit, offset=offset, state=f.state,
                                            feed_id=f.feed_id, unread=f.unread, starred=f.starred,
                                            budget=self.settings.search_budget)
         except TooSlow:
