@@ -109,14 +109,15 @@ def run() -> list[Row]:
             stats = http.get("/api/stats").json()
     finally:
         cleanup(db)
-    errors = sum(n for s, n in statuses.items() if not isinstance(s, int) or s >= 500)
+    # 503 is the designed overload answer (uvicorn's limit_concurrency, reader's "busy"), not a failure
+    errors = sum(n for s, n in statuses.items() if not isinstance(s, int) or (s >= 500 and s != 503))
     total = sum(statuses.values())
     shown = ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items(), key=str))
     ledger_ok = stats["started"] == stats["cached"] + stats["failed"] + stats["abandoned"] + stats["running"]
     return [Row("soak", f"{CLIENTS} clients for {elapsed:.0f} s on `reader serve` (2 in-process workers) while a "
                 f"`reader worker` is killed -9 every minute ({kills} kills)",
-                f"**{errors}** 5xx or transport errors in {total} requests ({shown}); ledger {stats}",
-                "0 errors; started = cached + failed + abandoned + running",
+                f"**{errors}** 5xx (other than 503) or transport errors in {total} requests ({shown}); ledger {stats}",
+                "0 errors (503 counted, not failed); started = cached + failed + abandoned + running",
                 verdict(errors == 0 and ledger_ok))]
 
 
