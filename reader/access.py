@@ -2,14 +2,16 @@
 that turns a crash into a 500), so every rule below holds for every answer.
 
 * Security headers on every response, errors and 500s included: a Content-Security-Policy
-  without inline scripts, nosniff, no framing.
+  without inline scripts and with images from reader only (an article's images are stored
+  with it, so no page can make the browser request another address), nosniff, no framing.
 * Only our own names: the Host header must be a loopback name or address, the host of
   READER_PUBLIC_URL, one of READER_ALLOWED_HOSTS, or the non-loopback address `serve` is
   bound to. Anything else is 421 before any route runs: a DNS-rebinding page (whose name
   now points at 127.0.0.1) sends its own name as Host, and is refused.
 * Bounded requests: the request target is capped (414), and the body is counted while it
   streams, before anything parses it (413 and the connection closed): 16 KB before login,
-  1 MB for ordinary forms and JSON, READER_MAX_UPLOAD_BYTES for the OPML upload.
+  1 MB for ordinary forms and JSON, READER_MAX_UPLOAD_BYTES for the OPML upload,
+  READER_MAX_PAGE_BYTES for a page the bookmarklet sends.
 * No cross-site writes. Browsers say where a request comes from (Sec-Fetch-Site, else
   Origin); a state-changing request from another site is refused. On top of that, every
   form the pages send carries a CSRF token (double submit: a SameSite=Strict cookie and
@@ -66,7 +68,9 @@ MIN_PASSWORD_LENGTH = 12
 # form; a logged-in form or JSON body is a URL and a title; only an upload is large.
 PRE_LOGIN_BODY_BYTES = 16 * 1024
 FORM_BODY_BYTES = 1_000_000
-UPLOAD_PATHS = ("/feeds/import",)
+# Uploads, each with its own cap (a Settings field): an OPML file, and a page the
+# bookmarklet sent as the browser rendered it (no larger than a page reader would fetch).
+UPLOAD_PATHS = {"/feeds/import": "max_upload_bytes", "/save/page": "max_page_bytes"}
 # E-reader apps (KOReader, Thorium...) cannot log in with a form and a cookie: on these
 # paths, and only these, the password is also accepted as HTTP Basic (any user name).
 BASIC_PATHS = re.compile(r"/opds(?:/.*)?|/edition\.epub|/articles/[0-9]+\.epub")
@@ -80,7 +84,7 @@ FAILURES_OVERALL = 50
 FAILURE_WINDOW = 300.0  # seconds
 
 CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: http: data:; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 )
 SECURITY_HEADERS = [
@@ -401,8 +405,10 @@ class Access:
     def _body_limit(self, scope: Scope, authenticated: bool) -> int:
         if not authenticated or scope["path"].startswith(OPEN_PATHS):
             return PRE_LOGIN_BODY_BYTES
-        if scope["path"] in UPLOAD_PATHS:
-            return self.settings.max_upload_bytes
+        cap = UPLOAD_PATHS.get(scope["path"])
+        if cap is not None:
+            limit: int = getattr(self.settings, cap)
+            return limit
         return FORM_BODY_BYTES
 
     def _authenticated(self, request: Request, client: str) -> bool:
@@ -497,6 +503,15 @@ async def checked_form(request: Request) -> FormData:
         await form.close()  # uploaded files are spooled to disk: let them go now
         raise HTTPException(403, "this form has expired or came from another site: reload the page and try again")
     return form
+
+
+def check_token(request: Request) -> None:
+    """A state-changing request whose body is not a form (a page the bookmarklet sent):
+    its CSRF token must come in the X-CSRF-Token header, matching the cookie."""
+    sent = request.headers.get(CSRF_HEADER, "")
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    if not cookie or not hmac.compare_digest(sent.encode("utf-8", "surrogatepass"), cookie.encode()):
+        raise HTTPException(403, "this request has expired or came from another site: reload the page and try again")
 
 
 # -- the wire: what `reader serve` tells uvicorn ----------------------------------------

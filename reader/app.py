@@ -48,6 +48,7 @@ async def running(
     except Exception:  # a database that cannot be written is reported by what needs it
         log.exception("closing the runs of expired claims failed")
     store.feed_items = max(1, settings.feed_items)
+    store.raw_pages_budget = max(0, settings.raw_pages_bytes)
     client = make_client(allow_private=settings.allow_private_urls, deadline=settings.fetch_timeout,
                          resolver=resolver)
     pool = CpuPool(settings.extract_processes)

@@ -27,17 +27,43 @@ import os
 import socket
 import time
 import uuid
+import zlib
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from .cleaner import ExtractError, clean_page
 from .errors import StorageError
-from .extract import CpuPool, PoolUnavailable, extract_article
-from .fetch import FetchError
+from .extract import CpuPool, PoolUnavailable, fetch_page
+from .fetch import FetchError, Response
+from .images import fetch_images, image_sources, rewrite
+from .records import RawPage, StoredImage
 from .settings import Settings
 from .store import Run, Store
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class Cleaned:
+    """One run's result before it is stored: the content, the images its HTML points at,
+    the raw page to keep (None for a reclean, whose page is kept already) and the bytes
+    the run took in."""
+
+    content: dict[str, Any]
+    images: list[StoredImage] = field(default_factory=list)
+    page: RawPage | None = None
+    received: int = 0
+
+
+class _PageFailed(FetchError):
+    """The page arrived but could not be cleaned: the run fails, and the page is kept."""
+
+    def __init__(self, message: str, page: RawPage | None, received: int):
+        super().__init__(message)
+        self.page = page
+        self.received = received
 
 
 class ArticleFailed(Exception):
@@ -68,7 +94,7 @@ class Cleaner:
         self._running: dict[int, asyncio.Task[tuple[str, str | None]]] = {}
         # Results that could not be stored (a full disk): kept here and stored again
         # once that works, rather than fetched a second time after the claim expires.
-        self.unsaved: dict[int, tuple[Run, dict[str, Any]]] = {}
+        self.unsaved: dict[int, tuple[Run, Cleaned]] = {}
         self._saver: asyncio.Task[None] | None = None
         self.save_retry = 1.0  # seconds before the first new try; doubles up to 10 s
         self.stopping = False
@@ -83,7 +109,7 @@ class Cleaner:
         while True:
             kept = self.unsaved.get(article_id)
             if kept is not None:  # cleaned, not yet stored: the person reads it anyway
-                return {**kept[1], "article_id": article_id, "cleaned_at": time.time()}
+                return {**kept[1].content, "article_id": article_id, "cleaned_at": time.time()}
             content = await self.store.get_content(article_id)
             if content is not None:
                 return content
@@ -97,10 +123,63 @@ class Cleaner:
                 continue  # cached, kept or released at shutdown: read back what there is
             await self._wait_for_holder(article_id, waiting_since)
 
-    def start(self, run: Run) -> asyncio.Task[tuple[str, str | None]]:
+    async def finish_with_page(self, article_id: int, body: bytes, url: str) -> dict[str, Any]:
+        """The browser's lane: clean an article that is not ready from the page the
+        person's browser sent (`body`, UTF-8, as shown at `url`), through the same claim as
+        every other lane. Whoever holds the claim already (a worker, an open, another post
+        of the same page) wins and this waits for its result: the page is cleaned once.
+        Raises ArticleFailed or UnknownArticle."""
+        waiting_since = time.time()
+        while True:
+            content = await self.store.get_content(article_id)
+            if content is not None:
+                return content
+            if self.stopping and article_id not in self._running:
+                raise ShuttingDown("reader is shutting down")
+            run = await self.store.claim(article_id, self.name, self.settings.claim_ttl, kind="browser")
+            if run is not None:
+                outcome, error = await self._outcome(self.start(run, (body, url)))
+                if outcome in ("failed", "unavailable"):
+                    raise ArticleFailed(error)
+                continue
+            await self._wait_for_holder(article_id, waiting_since)
+
+    async def reclean(self, article_id: int) -> tuple[str, str | None]:
+        """Clean an article again from its stored raw page, fetching no page (images that
+        are stored with it under the same address are reused): one run of kind
+        `reclean`, under the same claim. Returns (outcome, error): ("cached", None),
+        ("failed", why) or ("skipped", why) when there is nothing to do."""
+        if await self.store.get_article(article_id) is None:
+            return "skipped", "no such article"
+        if await self.store.raw_page(article_id) is None:
+            return "skipped", "no stored page (it was never fetched, or it was dropped past READER_RAW_PAGES_BYTES)"
+        while True:
+            if self.stopping:
+                raise ShuttingDown("reader is shutting down")
+            run = await self.store.claim(article_id, self.name, self.settings.claim_ttl, kind="reclean")
+            if run is not None:
+                return await self._outcome(self.start(run))
+            await self._holder_gone(article_id)
+
+    async def _holder_gone(self, article_id: int) -> None:
+        """Return once nobody holds a live claim on the article."""
+        local = self._running.get(article_id)
+        if local is not None:
+            await asyncio.gather(asyncio.shield(local), return_exceptions=True)
+            return
+        delay = 0.02
+        while True:
+            holder = await self.store.claim_holder(article_id)
+            if holder is None or holder["expires_at"] <= time.time():
+                return
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, 0.5)
+
+    def start(self, run: Run, given: tuple[bytes, str] | None = None) -> asyncio.Task[tuple[str, str | None]]:
         """Run the extraction of a won claim in a task owned here (the queue lane calls
-        this with what `take_next` gave it)."""
-        task = asyncio.create_task(self._extract(run), name=f"extract-{run.article_id}")
+        this with what `take_next` gave it). `given` is the page the browser sent, with the
+        address it was shown at, for a run of kind `browser`."""
+        task = asyncio.create_task(self._extract(run, given), name=f"extract-{run.article_id}")
         self._running[run.article_id] = task
         task.add_done_callback(functools.partial(self._forget, run.article_id))
         return task
@@ -153,14 +232,17 @@ class Cleaner:
 
     # -- the work itself -------------------------------------------------------------
 
-    async def _extract(self, run: Run) -> tuple[str, str | None]:
+    async def _extract(self, run: Run, given: tuple[bytes, str] | None = None) -> tuple[str, str | None]:
         keeper = asyncio.create_task(self._keep_claim(run))
         try:
             try:
                 kept = self.unsaved.pop(run.article_id, None)
                 # The claim of a kept result expired before the disk had room again: this
                 # new run stores what was already cleaned instead of fetching it twice.
-                content = kept[1] if kept is not None else await self._extract_with_retries(run)
+                cleaned = kept[1] if kept is not None else await self._clean(run, given)
+            except _PageFailed as exc:
+                await self.store.store_failed(run, str(exc), exc.page, exc.received)
+                return "failed", str(exc)
             except FetchError as exc:
                 await self.store.store_failed(run, str(exc))
                 return "failed", str(exc)
@@ -176,9 +258,9 @@ class Cleaner:
                 await self.store.store_failed(run, error)
                 return "failed", error
             try:
-                await self.store.store_cleaned(run, content)
+                await self._store(run, cleaned)
             except StorageError as exc:
-                self._keep(run, content, exc)
+                self._keep(run, cleaned, exc)
                 return "kept", None
             return "cached", None
         except asyncio.CancelledError:
@@ -189,16 +271,49 @@ class Cleaner:
         finally:
             keeper.cancel()
 
-    async def _extract_with_retries(self, run: Run) -> dict[str, Any]:
+    async def _store(self, run: Run, cleaned: Cleaned) -> None:
+        await self.store.store_cleaned(run, cleaned.content, cleaned.images, cleaned.page, cleaned.received)
+
+    async def _clean(self, run: Run, given: tuple[bytes, str] | None) -> Cleaned:
+        """The work of one run, inside its claim: get the page (fetch it, read the stored
+        one for a reclean, or take the one the browser sent), clean it off the event loop,
+        then fetch the article's images and point its HTML at them."""
+        stored: list[StoredImage] = []
+        page: RawPage | None = None
+        received = 0
+        if run.kind == "reclean":
+            kept = await self.store.raw_page(run.article_id)
+            if kept is None:
+                raise ExtractError("no stored page to clean again")
+            body, url, charset = await asyncio.to_thread(zlib.decompress, kept.data), kept.url, kept.charset
+            stored = await self.store.images_of(run.article_id)
+        else:
+            if given is not None:
+                (body, url), charset = given, "utf-8"
+            else:
+                response = await self._fetch_with_retries(run)
+                body, url, charset = response.body, response.url, response.charset
+            received = len(body)
+            page = RawPage(url, charset, await asyncio.to_thread(zlib.compress, body))
+        try:
+            content = await self.pool.run(clean_page, body, url, charset)
+        except FetchError as exc:  # ExtractError: the page holds no article (for this cleaner)
+            raise _PageFailed(str(exc), page, received) from exc
+        sources = await self.pool.run(image_sources, content["html"])
+        fetched = await fetch_images(self.client, sources, self.settings, referer=url, stored=stored)
+        if sources:
+            content["html"] = await self.pool.run(rewrite, content["html"], run.article_id, fetched.kept)
+        return Cleaned(content, fetched.images, page, received + fetched.received)
+
+    async def _fetch_with_retries(self, run: Run) -> Response:
         """Transient failures (timeouts, 5xx, 429, connection errors) are tried again
         within this one run, after a backoff that doubles; the claim is kept renewed
         meanwhile. Permanent ones (404, not HTML, blocked, too large) fail at once."""
         retries = max(0, self.settings.fetch_retries)
         for attempt in range(retries + 1):
             try:
-                return await extract_article(
-                    self.client, self.pool, run.url,
-                    max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout,
+                return await fetch_page(
+                    self.client, run.url, max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout,
                 )
             except FetchError as exc:
                 if not exc.transient:
@@ -212,7 +327,7 @@ class Cleaner:
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
-    def _keep(self, run: Run, content: dict[str, Any], exc: StorageError) -> None:
+    def _keep(self, run: Run, content: Cleaned, exc: StorageError) -> None:
         """Hold a result the database would not take, and make sure something stores it
         again. Its run stays open (neither cached nor failed) until it is stored."""
         log.warning("article %s is cleaned but cannot be stored (%s): keeping it in memory and trying again",
@@ -234,7 +349,7 @@ class Cleaner:
         (the first stored content wins), and closes this run's ledger row."""
         for article_id, (run, content) in list(self.unsaved.items()):
             try:
-                await self.store.store_cleaned(run, content)
+                await self._store(run, content)
             except StorageError:
                 break  # the disk is still full: the rest would fail the same way
             except Exception:

@@ -30,7 +30,7 @@ from .feeds import RefreshResult, refresh_feeds
 from .line import Timings, Work, estimate_waits
 from .opml import ImportResult, OpmlError, export_opml, import_opml
 from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
-from .records import READING_LIST, Article, ArticleFilter, Content, Feed, Marked
+from .records import READING_LIST, Article, ArticleFilter, Content, Feed, Marked, StoredImage
 from .settings import Settings
 from .store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, Store, TooSlow, fts_terms
 from .urls import check_url
@@ -40,6 +40,8 @@ __all__ = ["LANES", "READING_LIST", "ArticleFilter", "Marked", "parse_filter", "
            "parse_title", "snippet_html"]
 
 LANES = ("normal", "next")
+# How an image is named in its article's HTML: the sha256 of its bytes, hex.
+IMAGE_HASH = re.compile(r"[0-9a-f]{64}")
 # A search's neighbours are found among this many of its best matches.
 SEARCH_NEIGHBOURS = 500
 # Ids one bulk request may name; more is what a filter with `until` is for.
@@ -297,11 +299,61 @@ class Reader:
         except ShuttingDown:
             raise Stopping() from None
 
+    async def image(self, article_id: int, digest: str) -> StoredImage:
+        """An image stored with an article, by its hash."""
+        image = await self.store.image(article_id, digest) if IMAGE_HASH.fullmatch(digest) else None
+        if image is None:
+            raise NotFound("no such image")
+        return image
+
+    async def finish_with_page(self, url: Any, page: bytes, title: Any = None) -> tuple[Article, Content]:
+        """The second chance: the person's browser sent the page at `url` as it rendered
+        it. The article with that address that is not cleaned yet (a failed one, most
+        likely; saved now if there is none) is cleaned from that page, through the same
+        claim as every other lane: two posts of the page, or a post racing a worker, clean
+        it once. The page is hostile HTML like any other: the same cleaner and sanitizer."""
+        checked = check_url(url)
+        if not page.strip():
+            raise Invalid("the page sent was empty")
+        if len(page) > self.settings.max_page_bytes:
+            raise Invalid(f"the page is larger than {self.settings.max_page_bytes:,} bytes")
+        article_id = await self.store.article_for(checked)
+        if article_id is None:
+            article_id, _ = await self.store.save_link(checked, parse_title(title))
+        try:
+            content = Content.from_row(await self.cleaner.finish_with_page(article_id, page, checked))
+        except ArticleFailed as exc:
+            raise ExtractionFailed(str(exc)) from None
+        except UnknownArticle:
+            raise NotFound("no such article") from None
+        except ShuttingDown:
+            raise Stopping() from None
+        return await self.article(article_id), content
+
+    async def reclean(self, article_id: int) -> tuple[str, str | None]:
+        """Clean an article again from its stored raw page, fetching no page: (outcome,
+        error), the outcome "cached", "failed" or "skipped"."""
+        try:
+            return await self.cleaner.reclean(article_id)
+        except ShuttingDown:
+            raise Stopping() from None
+
+    async def reclean_ids(self, *, failed: bool = False) -> list[int]:
+        """The articles a reclean can work on (those with a raw page; `failed`: only failed ones)."""
+        return await self.store.reclean_ids(failed=failed)
+
     async def capacity(self) -> int:
         return await self.store.capacity()
 
-    async def stats(self) -> dict[str, int]:
-        return await self.store.stats()
+    async def stats(self) -> dict[str, Any]:
+        """The ledger's counts (all kinds of run together), the bytes the runs took in,
+        the same counts for each kind (`kinds`), and what stored images and raw pages take."""
+        stats: dict[str, Any] = dict(await self.store.stats())
+        kinds = await self.store.stats_by_kind()
+        stats["bytes"] = sum(k["bytes"] for k in kinds.values())
+        stats["kinds"] = kinds
+        stats.update(await self.store.media_totals())
+        return stats
 
     async def latest_runs(self, limit: int = 20) -> list[dict[str, Any]]:
         """The ledger's latest runs, newest first, with their articles' titles."""

@@ -1,7 +1,7 @@
 """Turning a page into reading material: fetch it, then extract and clean its main text.
 
-`extract_article` is the one extraction function: the worker, a direct open and the
-CLI all reach it through `cleaning.Cleaner`. The CPU part, `clean_page`, is a plain
+`fetch_page` fetches an article's page and `clean_page` cleans it: the worker, a direct
+open, a reclean and a page sent by the browser all reach them through `cleaning.Cleaner`. The CPU part, `clean_page`, is a plain
 function of bytes, run in a process pool (`CpuPool`) so the event loop keeps serving
 pages while trafilatura works.
 """
@@ -25,7 +25,7 @@ from typing import Any, Callable, TypeVar
 import httpx
 
 from .cleaner import ExtractError, clean_page
-from .fetch import FetchError, fetch, is_html
+from .fetch import FetchError, Response, fetch, is_html
 
 WORDS_PER_MINUTE = 230
 HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
@@ -166,12 +166,18 @@ def reading_minutes(words: int) -> int:
     return max(1, round(words / WORDS_PER_MINUTE))
 
 
-async def extract_article(
-    client: httpx.AsyncClient, pool: CpuPool, url: str, *, max_bytes: int, deadline: float
-) -> dict[str, Any]:
-    """Fetch a page and return its cleaned content. Raises FetchError (ExtractError for
-    pages that are not articles) with a reason fit for the card."""
+async def fetch_page(client: httpx.AsyncClient, url: str, *, max_bytes: int, deadline: float) -> Response:
+    """Fetch an article's page. Raises FetchError (ExtractError for a response that is
+    not an HTML page) with a reason fit for the card."""
     response = await fetch(client, url, max_bytes=max_bytes, deadline=deadline, accept=HTML_ACCEPT)
     if not is_html(response.content_type, response.body):
         raise ExtractError(f"not an HTML page ({response.content_type or 'unknown type'})")
+    return response
+
+
+async def extract_article(
+    client: httpx.AsyncClient, pool: CpuPool, url: str, *, max_bytes: int, deadline: float
+) -> dict[str, Any]:
+    """Fetch a page and return its cleaned content (no images fetched, nothing kept)."""
+    response = await fetch_page(client, url, max_bytes=max_bytes, deadline=deadline)
     return await pool.run(clean_page, response.body, response.url, response.charset)

@@ -129,3 +129,29 @@ class Content:
 
 
 _CONTENT_FIELDS = dataclasses.fields(Content)
+
+
+@dataclass(frozen=True)
+class StoredImage:
+    """One image of an article, kept with it: `hash` (sha256 of data, hex) names it in the
+    article's HTML, `source` is the URL it was fetched from, `type` was sniffed from data."""
+
+    hash: str
+    source: str
+    type: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class RawPage:
+    """A page as it arrived (fetched, or sent by the person's browser), zlib-compressed:
+    what a reclean cleans again without fetching. `url` is where it came from, after
+    redirects; `size` is the length of `data` (what the budget counts)."""
+
+    url: str
+    charset: str | None
+    data: bytes
+
+    @property
+    def size(self) -> int:
+        return len(self.data)

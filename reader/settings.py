@@ -78,6 +78,20 @@ class Settings:
         "READER_RETRY_BACKOFF", 2.0, "seconds before the first retry of a page; doubles with each retry", float)
     max_page_bytes: int = _setting(
         "READER_MAX_PAGE_BYTES", 5_000_000, "largest page or feed body accepted, after decompression", int)
+    image_max_bytes: int = _setting(
+        "READER_IMAGE_MAX_BYTES", 3_000_000, "largest image kept with an article (bytes); a larger one is dropped", int)
+    images_per_article: int = _setting(
+        "READER_IMAGES_PER_ARTICLE", 30, "images kept with one article at most, in the order they appear", int)
+    article_image_bytes: int = _setting(
+        "READER_ARTICLE_IMAGE_BYTES", 15_000_000,
+        "bytes of images kept with one article at most, in the order they appear", int)
+    image_deadline: float = _setting(
+        "READER_IMAGE_DEADLINE", 20.0,
+        "seconds all of one article's images may take to fetch; those still loading then are dropped", float)
+    raw_pages_bytes: int = _setting(
+        "READER_RAW_PAGES_BYTES", 200_000_000,
+        "compressed bytes of raw pages kept for `reader reclean`, all articles together; the oldest go first"
+        " (0 keeps none)", int)
     extract_processes: int = _setting(
         "READER_EXTRACT_PROCESSES", min(4, os.cpu_count() or 1),
         "processes that run extraction and feed parsing off the event loop (0 = a thread, for debugging)", int)

@@ -20,10 +20,10 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData, QueryParams
 from starlette.requests import Request
 from starlette.background import BackgroundTask
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .access import SESSION_COOKIE, checked_form, end_session, origin_of, start_session
+from .access import SESSION_COOKIE, check_token, checked_form, end_session, origin_of, start_session
 from .api import reader_of
 from .cleaning import ArticleFailed, ShuttingDown, UnknownArticle
 from .core import (
@@ -590,16 +590,27 @@ _ORIGIN = re.compile(r"https?://[A-Za-z0-9_.\-\[\]:]+")
 def bookmarklet(request: Request) -> str:
     """The one javascript: URL reader renders: dragged to the bookmarks bar, it runs on
     the page being read (not on reader's pages, whose CSP forbids it) and opens reader's
-    /save confirmation for that page. The origin is READER_PUBLIC_URL or the Host the
-    access layer accepted (whatever port that is), checked again to be only an origin, so
-    a forged Host header cannot put script into it."""
+    /save confirmation for that page in a new tab. The origin is READER_PUBLIC_URL or the
+    Host the access layer accepted (whatever port that is), checked again to be only an
+    origin, so a forged Host header cannot put script into it.
+
+    When that tab says it is ready (a message naming reader, from reader's origin), the
+    bookmarklet sends it the page as the browser rendered it, so an article the server
+    could not clean (a page that needs JavaScript, or refuses servers) can be cleaned from
+    it. Nothing is sent anywhere else: the message goes to reader's origin only, and it is
+    the person's press of the button on reader's own page that posts it (with the CSRF
+    token, same-origin). Without a new tab (a blocked pop-up) the tab itself goes there."""
     origin = origin_of(request)
     if not _ORIGIN.fullmatch(origin):  # the port in use, not a fixed 8000
         settings = reader_of(request).settings
         host = f"[{settings.host}]" if ":" in settings.host else settings.host
         origin = f"http://{host}:{settings.port}"
-    return ("javascript:(function(){location.href=" + json.dumps(origin + "/save?url=")
-            + "+encodeURIComponent(location.href)+'&title='+encodeURIComponent(document.title);})()")
+    target = json.dumps(origin + "/save?url=")
+    return ("javascript:(function(){var o=" + json.dumps(origin) + ",u=" + target
+            + "+encodeURIComponent(location.href)+'&title='+encodeURIComponent(document.title),"
+            "w=window.open(u+'&page=1');if(!w){location.href=u;return;}"
+            "window.addEventListener('message',function(e){if(e.origin===o&&e.source===w&&e.data==='reader:ready')"
+            "w.postMessage({reader:'page',url:location.href,html:document.documentElement.outerHTML},o);});})()")
 
 
 def _import_notice(query: QueryParams, refresher_on: bool) -> str | None:
@@ -686,7 +697,36 @@ async def save_page(request: Request) -> Response:
             check_url(url)
         except Invalid as exc:
             message = exc.message
-    return render(request, "save.html", status=422 if message else 200, url=url, title=title, message=message)
+    return render(request, "save.html", status=422 if message else 200, url=url, title=title, message=message,
+                  page=_truthy(request.query_params.get("page")) and not message,
+                  max_page=reader_of(request).settings.max_page_bytes)
+
+
+async def save_with_page(request: Request) -> Response:
+    """POST /save/page?url=...: the page the bookmarklet sent, as the person's browser
+    rendered it (the body, text/html in UTF-8, at most READER_MAX_PAGE_BYTES: the access
+    layer cuts off a longer one with 413), posted by reader's own save page with the CSRF
+    token in its header. The article at that address (saved now if there is none) is
+    cleaned from it through the same claim as every other lane, and the answer is where
+    to read it: JSON {"article", "location"}, or {"error"} with 422."""
+    check_token(request)
+    reader = reader_of(request)
+    body = await request.body()
+    try:
+        article, _ = await reader.finish_with_page(request.query_params.get("url"), body,
+                                                   request.query_params.get("title"))
+    except ReaderError as exc:
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+    return JSONResponse({"article": article.id, "location": f"/articles/{article.id}"})
+
+
+async def article_image(request: Request) -> Response:
+    """An image stored with an article. Its address names its bytes (their sha256), so it
+    never changes: cached for a year, immutable. The type was sniffed when it was stored,
+    and nosniff (on every answer) keeps the browser to it."""
+    image = await reader_of(request).image(request.path_params["id"], request.path_params["hash"])
+    return Response(image.data, media_type=image.type,
+                    headers={"Cache-Control": "public, max-age=31536000, immutable"})
 
 
 async def save_link(request: Request) -> Response:
@@ -732,6 +772,8 @@ routes = [
     Route("/refresh", refresh_now, methods=["POST"]),
     Route("/save", save_page, methods=["GET"]),
     Route("/save", save_link, methods=["POST"]),
+    Route("/save/page", save_with_page, methods=["POST"]),
+    Route("/articles/{id:rowid}/images/{hash}", article_image, methods=["GET"]),
     Route("/stats", stats_page, methods=["GET"]),
 ]
 

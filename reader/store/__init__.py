@@ -10,6 +10,7 @@ commands call the named methods of `Store` and never build SQL themselves. By en
                bulk, and its undo), unread counts, saved links
     line       the queue (filled only by taps), claims, storing a result
     ledger     live workers and extraction runs: wait estimates and stats
+    media      an article's stored images and its raw page (for a reclean)
     portable   export and import of the library
 """
 
@@ -19,19 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from .articles import ArticleStore
-from .base import STATES, Run, StoreBase, TooSlow
+from .base import RUN_KINDS, STATES, Run, StoreBase, TooSlow
 from .feeds import FeedStore
 from .ledger import LedgerStore
 from .line import LineStore
+from .media import MediaStore
 from .portable import PortableStore
 from .schema import MIGRATIONS
 from .search import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, fts_query, fts_terms
 
-__all__ = ["MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "STATES", "Run", "Store", "TooSlow", "fts_query",
+__all__ = ["RUN_KINDS", "MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "STATES", "Run", "Store", "TooSlow", "fts_query",
            "fts_terms"]
 
 
-class Store(FeedStore, ArticleStore, LineStore, LedgerStore, PortableStore, StoreBase):
+class Store(FeedStore, ArticleStore, LineStore, LedgerStore, MediaStore, PortableStore, StoreBase):
     """One database file: `await Store.open(path)`, then the methods of each entity."""
 
     @classmethod

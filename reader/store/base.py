@@ -35,6 +35,7 @@ from .check import read_only_uri, writable
 from .schema import MIGRATIONS, migrate
 
 STATES = ("new", "queued", "cleaning", "ready", "failed")
+RUN_KINDS = ("fetch", "reclean", "browser")
 
 # The state of an article, derived (never stored) so it cannot drift from the rows
 # that define it. Needs the aliases a, q, cl, c and the :now parameter.
@@ -102,6 +103,9 @@ class Run:
     article_id: int
     url: str
     lane: str
+    # what the run cleans: a fetch of the page, a reclean of the stored raw page, or a
+    # page the person's browser sent (`RUN_KINDS`)
+    kind: str = "fetch"
 
 
 Params = dict[str, Any] | Sequence[Any]
@@ -126,6 +130,7 @@ READ_CONNECTIONS = 4
 # Items one refresh takes from one feed, newest first: a feed that rotates its guids
 # once added 100,000 rows (+28 MB) per refresh.
 FEED_ITEMS = 200
+RAW_PAGES_BYTES = 200_000_000
 
 
 class TooSlow(Exception):
@@ -145,6 +150,9 @@ class StoreBase:
         self._opening = 0
         # Items a refresh takes from one feed at most; the app sets it from READER_FEED_ITEMS.
         self.feed_items = FEED_ITEMS
+        # Compressed bytes of raw pages kept, all articles together; the app sets it from
+        # READER_RAW_PAGES_BYTES. Past it the oldest raw pages are dropped.
+        self.raw_pages_budget = RAW_PAGES_BYTES
 
     @property
     def read_only(self) -> bool:

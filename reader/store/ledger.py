@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .base import StoreBase
+from .base import RUN_KINDS, StoreBase
 
 
 class LedgerStore(StoreBase):
@@ -69,6 +69,25 @@ class LedgerStore(StoreBase):
         )
         assert row is not None  # an aggregate always has its one row
         return {**row, "queued": await self._count("SELECT count(*) FROM queue")}
+
+    async def stats_by_kind(self) -> dict[str, dict[str, int]]:
+        """The same counts for each kind of run (fetch, reclean, browser), each with the
+        bytes its runs took in: started = cached + failed + abandoned + running holds for
+        every kind on its own."""
+        rows = await self._all(
+            """
+            SELECT kind, count(*) AS started,
+                   count(*) FILTER (WHERE outcome = 'cached') AS cached,
+                   count(*) FILTER (WHERE outcome = 'failed') AS failed,
+                   count(*) FILTER (WHERE outcome = 'abandoned') AS abandoned,
+                   count(*) FILTER (WHERE outcome IS NULL) AS running,
+                   coalesce(sum(bytes), 0) AS bytes
+            FROM runs GROUP BY kind
+            """
+        )
+        found = {row.pop("kind"): row for row in rows}
+        empty = {"started": 0, "cached": 0, "failed": 0, "abandoned": 0, "running": 0, "bytes": 0}
+        return {kind: found.get(kind, dict(empty)) for kind in RUN_KINDS}
 
     async def runs(self, article_id: int | None = None) -> list[dict[str, Any]]:
         if article_id is None:

@@ -3,11 +3,14 @@ row per article decides who extracts it (a worker or a direct open)."""
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import aiosqlite
 
+from ..records import RawPage, StoredImage
 from .base import _SERVICE_ORDER, _WAITING, Run, StoreBase, rows_of
 
 
@@ -114,23 +117,23 @@ class LineStore(StoreBase):
                 return None
             return await _claim_in(db, rows[0]["article_id"], worker, "queue", ttl, now)
 
-    async def claim(self, article_id: int, worker: str, ttl: float) -> Run | None:
-        """The direct lane: claim one article, unless it is cleaned already or someone
-        holds a live claim on it."""
+    async def claim(self, article_id: int, worker: str, ttl: float, kind: str = "fetch") -> Run | None:
+        """The direct lane: claim one article, unless someone holds a live claim on it,
+        or (except for a reclean, which replaces the text) it is cleaned already."""
         now = time.time()
         async with self._transaction() as db:
             await _close_expired(db, now)
             rows = await rows_of(db, 
                 """
                 SELECT 1 FROM articles a WHERE a.id = :id
-                AND NOT EXISTS (SELECT 1 FROM contents WHERE article_id = :id)
+                AND (:reclean OR NOT EXISTS (SELECT 1 FROM contents WHERE article_id = :id))
                 AND NOT EXISTS (SELECT 1 FROM claims WHERE article_id = :id AND expires_at > :now)
                 """,
-                {"id": article_id, "now": now},
+                {"id": article_id, "now": now, "reclean": kind == "reclean"},
             )
             if not rows:
                 return None
-            return await _claim_in(db, article_id, worker, "direct", ttl, now)
+            return await _claim_in(db, article_id, worker, "direct", ttl, now, kind)
 
     async def close_expired_claims(self) -> None:
         """At start: close the runs of holders that died (a killed direct open has no
@@ -156,19 +159,30 @@ class LineStore(StoreBase):
     async def claim_holder(self, article_id: int) -> dict[str, Any] | None:
         return await self._one("SELECT * FROM claims WHERE article_id = ?", (article_id,))
 
-    async def store_cleaned(self, run: Run, content: dict[str, Any]) -> None:
-        """Keep the result: content in, out of the queue, error cleared, run cached,
-        claim released. A result that arrives after the claim was lost is still kept
-        (it was paid for); the first stored content wins."""
+    async def store_cleaned(self, run: Run, content: dict[str, Any], images: Sequence[StoredImage] = (),
+                            page: RawPage | None = None, received: int = 0) -> None:
+        """Keep the result: content and its images in, out of the queue, error cleared,
+        run cached (with the bytes it took in), claim released; the raw page kept within
+        its budget. A result that arrives after the claim was lost is still kept (it was
+        paid for); the first stored content wins, with its images. A reclean run replaces
+        the text and images instead, but only while it holds the claim."""
         async with self._transaction() as db:
-            await db.execute(
-                """
-                INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
-                VALUES (:article_id, :title, :author, :published, :html, :text, :words, :now)
-                ON CONFLICT (article_id) DO NOTHING
-                """,
-                {**content, "article_id": run.article_id, "now": time.time()},
-            )
+            if run.kind == "reclean":
+                if not await _replace_content(db, run, content, images):
+                    await _finish(db, run, "cached", None, received)
+                    return
+            else:
+                rows = await rows_of(
+                    db,
+                    """
+                    INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
+                    VALUES (:article_id, :title, :author, :published, :html, :text, :words, :now)
+                    ON CONFLICT (article_id) DO NOTHING RETURNING article_id
+                    """,
+                    {**_content_params(content), "article_id": run.article_id, "now": time.time()},
+                )
+                if rows:
+                    await _insert_images(db, run.article_id, images)
             # A saved link knows only its URL until its page is read: take the page's title.
             await db.execute(
                 """
@@ -180,23 +194,30 @@ class LineStore(StoreBase):
                 {"id": run.article_id, "title": content.get("title")},
             )
             await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
-            await _finish(db, run, "cached", None)
+            if page is not None:
+                await _keep_page(db, run.article_id, page, self.raw_pages_budget)
+            await _finish(db, run, "cached", None, received)
 
-    async def store_failed(self, run: Run, error: str) -> None:
-        """Record why extraction failed. Whatever good content exists stays untouched. A
-        run that no longer holds the claim (it expired and passed on) only closes its
-        ledger row: the article's state belongs to the new holder."""
+    async def store_failed(self, run: Run, error: str, page: RawPage | None = None, received: int = 0) -> None:
+        """Record why extraction failed. Whatever good content exists stays untouched (a
+        reclean that fails leaves the text it was meant to improve). A run that no longer
+        holds the claim (it expired and passed on) only closes its ledger row: the
+        article's state belongs to the new holder. A page that arrived but could not be
+        cleaned is kept all the same: a better cleaner can try it again."""
         async with self._transaction() as db:
             holds = await rows_of(db, 
                 "SELECT 1 FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id)
             )
-            if holds:
+            if holds and run.kind != "reclean":
                 await db.execute(
-                    "UPDATE articles SET error = ?, failed_at = ? WHERE id = ?",
-                    (error, time.time(), run.article_id),
+                    "UPDATE articles SET error = ?, failed_at = ? WHERE id = ?"
+                    " AND NOT EXISTS (SELECT 1 FROM contents WHERE article_id = ?)",
+                    (error, time.time(), run.article_id, run.article_id),
                 )
                 await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
-            await _finish(db, run, "failed", error)
+            if holds and page is not None:
+                await _keep_page(db, run.article_id, page, self.raw_pages_budget)
+            await _finish(db, run, "failed", error, received)
 
     async def get_content(self, article_id: int) -> dict[str, Any] | None:
         return await self._one("SELECT * FROM contents WHERE article_id = ?", (article_id,))
@@ -217,7 +238,7 @@ async def _close_expired(db: aiosqlite.Connection, now: float) -> None:
 
 
 async def _claim_in(
-    db: aiosqlite.Connection, article_id: int, worker: str, lane: str, ttl: float, now: float
+    db: aiosqlite.Connection, article_id: int, worker: str, lane: str, ttl: float, now: float, kind: str = "fetch"
 ) -> Run:
     """Inside a write transaction that has checked nobody holds a live claim: open a
     ledger run and make its claim the article's. An expired claim's run is marked
@@ -231,8 +252,8 @@ async def _claim_in(
         {"id": article_id, "now": now},
     )
     rows = await rows_of(db, 
-        "INSERT INTO runs (article_id, lane, worker, started_at) VALUES (?, ?, ?, ?) RETURNING id",
-        (article_id, lane, worker, now),
+        "INSERT INTO runs (article_id, lane, worker, started_at, kind) VALUES (?, ?, ?, ?, ?) RETURNING id",
+        (article_id, lane, worker, now, kind),
     )
     run_id = rows[0]["id"]
     await db.execute(
@@ -241,14 +262,81 @@ async def _claim_in(
         (article_id, run_id, now + ttl),
     )
     url = (await rows_of(db, "SELECT url FROM articles WHERE id = ?", (article_id,)))[0]["url"]
-    return Run(id=run_id, article_id=article_id, url=url, lane=lane)
+    return Run(id=run_id, article_id=article_id, url=url, lane=lane, kind=kind)
 
 
-async def _finish(db: aiosqlite.Connection, run: Run, outcome: str, error: str | None) -> None:
+async def _finish(db: aiosqlite.Connection, run: Run, outcome: str, error: str | None, received: int = 0) -> None:
     """Close a run and drop its claim. Both fenced by run id: a run cannot release a
     claim that has passed to someone else, nor rewrite an outcome already recorded."""
     await db.execute(
-        "UPDATE runs SET outcome = ?, error = ?, finished_at = ? WHERE id = ? AND outcome IS NULL",
-        (outcome, error, time.time(), run.id),
+        "UPDATE runs SET outcome = ?, error = ?, finished_at = ?, bytes = bytes + ? WHERE id = ? AND outcome IS NULL",
+        (outcome, error, time.time(), received, run.id),
     )
     await db.execute("DELETE FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id))
+
+
+def _content_params(content: dict[str, Any]) -> dict[str, Any]:
+    return {key: content.get(key) for key in ("title", "author", "published", "html", "text", "words")}
+
+
+async def _replace_content(db: aiosqlite.Connection, run: Run, content: dict[str, Any],
+                           images: Sequence[StoredImage]) -> bool:
+    """A reclean's result in place of the article's text and images, if the run still
+    holds the claim (else the new holder's result is the one that counts)."""
+    holds = await rows_of(db, "SELECT 1 FROM claims WHERE article_id = ? AND run_id = ?",
+                          (run.article_id, run.id))
+    if not holds:
+        return False
+    params = {**_content_params(content), "article_id": run.article_id, "now": time.time()}
+    await db.execute(
+        """
+        INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
+        VALUES (:article_id, :title, :author, :published, :html, :text, :words, :now)
+        ON CONFLICT (article_id) DO UPDATE SET title = excluded.title, author = excluded.author,
+            published = excluded.published, html = excluded.html, text = excluded.text,
+            words = excluded.words, cleaned_at = excluded.cleaned_at
+        """,
+        params,
+    )
+    kept = json.dumps([image.hash for image in images])
+    await db.execute(
+        "DELETE FROM images WHERE article_id = ? AND hash NOT IN (SELECT value FROM json_each(?))",
+        (run.article_id, kept),
+    )
+    await _insert_images(db, run.article_id, images)
+    return True
+
+
+async def _insert_images(db: aiosqlite.Connection, article_id: int, images: Sequence[StoredImage]) -> None:
+    await db.executemany(
+        "INSERT INTO images (article_id, hash, source, type, data) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (article_id, hash) DO NOTHING",
+        [(article_id, image.hash, image.source, image.type, image.data) for image in images],
+    )
+
+
+async def _keep_page(db: aiosqlite.Connection, article_id: int, page: RawPage, budget: int) -> None:
+    """Keep an article's raw page (the latest one replaces an earlier one), then drop the
+    oldest raw pages until all of them fit the budget. A page larger than the whole
+    budget is not kept at all."""
+    if page.size > budget:
+        await db.execute("DELETE FROM pages WHERE article_id = ?", (article_id,))
+        return
+    await db.execute(
+        "INSERT INTO pages (article_id, url, charset, size, data, stored_at) VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (article_id) DO UPDATE SET url = excluded.url, charset = excluded.charset,"
+        " size = excluded.size, data = excluded.data, stored_at = excluded.stored_at",
+        (article_id, page.url, page.charset, page.size, page.data, time.time()),
+    )
+    # the newest pages first: everything past the budget, counting down from them, goes
+    await db.execute(
+        """
+        DELETE FROM pages WHERE article_id IN (
+            SELECT article_id FROM (
+                SELECT article_id, sum(size) OVER (ORDER BY stored_at DESC, article_id DESC) AS running
+                FROM pages
+            ) WHERE running > ?
+        )
+        """,
+        (budget,),
+    )

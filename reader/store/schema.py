@@ -185,8 +185,47 @@ async def _v3_to_v4(db: aiosqlite.Connection) -> None:
     await db.execute("ALTER TABLE articles ADD COLUMN source TEXT")
 
 
+# Version 5: what a cleaning needs to stand on its own. An article's images, stored with it
+# (served from reader, so the page works offline and no page makes the browser request
+# another address); the raw page as fetched, compressed, so a better cleaner can run again
+# without fetching it; and in the ledger, what kind of run each one was (a fetch, a
+# reclean of the stored page, or a page the person's browser sent) and the bytes it took
+# in (the page and its images).
+SCHEMA_V5 = """
+ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'fetch' CHECK (kind IN ('fetch', 'reclean', 'browser'));
+ALTER TABLE runs ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE images (
+    article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+    hash       TEXT NOT NULL,    -- sha256 of data, hex: its URL, so it can be cached forever
+    source     TEXT NOT NULL,    -- the URL it came from: a reclean reuses it without a fetch
+    type       TEXT NOT NULL,    -- sniffed from the bytes, never taken from the server
+    data       BLOB NOT NULL,
+    PRIMARY KEY (article_id, hash)
+);
+CREATE TABLE pages (
+    article_id INTEGER PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+    url        TEXT NOT NULL,    -- after redirects: what relative links resolve against
+    charset    TEXT,
+    size       INTEGER NOT NULL, -- compressed bytes: what the budget counts
+    data       BLOB NOT NULL,    -- zlib
+    stored_at  REAL NOT NULL
+);
+-- speed up dropping the oldest raw pages past the budget
+CREATE INDEX pages_by_age ON pages (stored_at);
+-- a reclean replaces the text: the search index follows
+CREATE TRIGGER contents_search_update AFTER UPDATE OF text ON contents BEGIN
+    UPDATE search SET body = new.text WHERE rowid = new.article_id;
+END;
+"""
+
+
+async def _v4_to_v5(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V5)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
-MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [_v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4]
+MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
+    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5]
 
 
 async def migrate(db: aiosqlite.Connection) -> None:
