@@ -78,7 +78,13 @@ def _parser() -> argparse.ArgumentParser:
     add = sub.add_parser("add-feed", parents=[common], help="subscribe to a feed and fetch it")
     add.add_argument("url")
     sub.add_parser("refresh", parents=[common], help="refresh every feed now")
-    sub.add_parser("stats", parents=[common], help="the extraction ledger's counts")
+    sub.add_parser("stats", parents=[common], help="the extraction ledger's counts, per kind of run too")
+    reclean = sub.add_parser("reclean", parents=[common],
+                             help="clean articles again from their stored raw pages (fetches no page)")
+    which = reclean.add_mutually_exclusive_group(required=True)
+    which.add_argument("ids", nargs="*", type=int, default=[], metavar="ID", help="these articles")
+    which.add_argument("--all", action="store_true", help="every article with a stored raw page")
+    which.add_argument("--failed", action="store_true", help="every failed article with a stored raw page")
     sub.add_parser("check", parents=[common],
                    help="is the database intact (PRAGMA quick_check), writable, with room on its disk?")
     clean = sub.add_parser("clean", help="clean saved HTML files exactly as the workers do (no database)")
@@ -101,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reader: {exc}", file=sys.stderr)
         return 2
     command = {"serve": _serve, "worker": _worker, "add-feed": _add_feed, "refresh": _refresh, "stats": _stats,
-               "check": _check, **LIBRARY_COMMANDS}
+               "check": _check, "reclean": _reclean, **LIBRARY_COMMANDS}
     try:
         return command[args.command](settings, args)
     except ReaderError as exc:  # the one place a refusal becomes a command's answer
@@ -253,10 +259,37 @@ def _stats(settings: Settings, args: argparse.Namespace) -> int:
 
     async def stats() -> int:
         async with await Store.open(settings.db) as store:
-            print(json.dumps(await store.stats(), indent=2))
+            kinds = await store.stats_by_kind()
+            totals = {**await store.stats(), "bytes": sum(k["bytes"] for k in kinds.values()), "kinds": kinds}
+            print(json.dumps(totals, indent=2))
         return 0
 
     return asyncio.run(stats())
+
+
+def _reclean(settings: Settings, args: argparse.Namespace) -> int:
+    """One line per article: recleaned, failed (the text it had stays) or skipped.
+    Exit status 1 if any failed or was skipped."""
+    if not (args.ids or args.all or args.failed):
+        print("reader: name the articles (IDs), or --all, or --failed", file=sys.stderr)
+        return 2
+
+    async def reclean() -> int:
+        status = 0
+        async with _quiet(settings) as reader:
+            ids = list(args.ids) if args.ids else await reader.reclean_ids(failed=args.failed)
+            if not ids:
+                print("nothing to reclean: no article has a stored raw page" + (" and failed" if args.failed else ""))
+            for article_id in ids:
+                outcome, error = await reader.reclean(article_id)
+                if outcome == "cached":
+                    print(f"article {article_id}: recleaned")
+                else:
+                    status = 1
+                    print(f"article {article_id}: {outcome}: {_one_line(error or '')}")
+        return status
+
+    return asyncio.run(reclean())
 
 
 # -- the library and your data: save, OPML, backup, export, import ---------------------------
