@@ -3,15 +3,18 @@ article as an EPUB, and the OPDS catalog listing them. The core supplies the art
 and their cleaned text; reader/edition turns them into bytes; the pages and the CLI
 only choose the filters and deliver the result.
 
-Images are fetched when a book is made (the cleaned HTML keeps only their URLs), through
-the same guarded client as every other fetch, and within the book's size cap; an image
-that cannot be fetched becomes its alt text."""
+Images stored with an article (served from reader, `/articles/{id}/images/{hash}`) are
+embedded from the database, with no fetch. An article cleaned before images were kept
+still names them by their URLs: those are fetched when a book is made, through the same
+guarded client as every other fetch. Either way within the book's size cap; an image that
+cannot be had, or is not a type every reading system shows, becomes its alt text."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import functools
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +25,7 @@ import lxml.html
 
 from .core import MAX_LIMIT, Reader
 from .edition import CatalogEntry, Edition, EditionArticle, EditionImage, assemble_epub, build_opds, sniff_image_type
-from .errors import Conflict
+from .errors import Conflict, NotFound
 from .fetch import FetchError, fetch
 from .records import Article, Content
 
@@ -30,6 +33,8 @@ from .records import Article, Content
 MAX_EDITION_ARTICLES = 1000
 IMAGE_FETCHES_AT_ONCE = 4
 IMAGES_PER_ARTICLE = 30
+# How an article's HTML names an image stored with it (reader/images.py).
+_STORED = re.compile(r"/articles/(?P<id>[0-9]+)/images/(?P<hash>[0-9a-f]{64})")
 _NAMESPACE = uuid.UUID("0d7e4c1b-9a3f-4f52-8c61-2b5e7f9a1c30")
 
 
@@ -170,13 +175,14 @@ def _image_sources(html: str) -> list[str]:
     sources: list[str] = []
     for image in lxml.html.fragment_fromstring(html, create_parent="div").iter("img"):
         src = image.get("src") or ""
-        if urlsplit(src).scheme in ("http", "https") and src not in sources:
+        if (urlsplit(src).scheme in ("http", "https") or _STORED.fullmatch(src)) and src not in sources:
             sources.append(src)
     return sources[:IMAGES_PER_ARTICLE]
 
 
 async def _images(reader: Reader, html: str, budget: int) -> list[EditionImage]:
-    """The article's images, fetched a few at a time, as long as they fit the budget."""
+    """The article's images, stored ones read from the database and others fetched a few
+    at a time, as long as they fit the budget."""
     sources = _image_sources(html)
     if not sources or budget <= 0:
         return []
@@ -184,6 +190,13 @@ async def _images(reader: Reader, html: str, budget: int) -> list[EditionImage]:
     settings = reader.settings
 
     async def one(src: str) -> EditionImage | None:
+        stored = _STORED.fullmatch(src)
+        if stored is not None:
+            try:
+                image = await reader.image(int(stored["id"]), stored["hash"])
+            except NotFound:
+                return None
+            return EditionImage(src, image.data, image.type)
         async with gate:
             try:
                 response = await fetch(reader.client, src, max_bytes=min(settings.max_page_bytes, budget),

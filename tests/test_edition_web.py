@@ -93,6 +93,9 @@ async def test_the_edition_is_the_reading_list_with_its_pictures(settings, pages
         assert image.get("alt") == "picture a"
         book = parts["zip"]
         assert book.read(f"{parts['base']}/{image.get('src')}") == PICTURE
+        # the picture was stored with the article when it was cleaned: the book embeds
+        # that copy and fetches nothing
+        assert pages.hits["/pictures/a.png"] == 1
         read_with_ebooklib(response.content, tmp_path)
 
         by_feed = check_book((await client.get(f"/edition.epub?feed={other}")).content)
