@@ -12,7 +12,8 @@ class _SampleTransport(httpx.AsyncBaseTransport):
     so the first run works with no network. `.invalid` never resolves, so nothing real
     can be shadowed."""
 
-    _TYPES = {".xml": "application/rss+xml", ".html": "text/html; charset=utf-8", ".json": "application/feed+json"}
+    _TYPES = {".xml": "application/rss+xml", ".html": "text/html; charset=utf-8", ".json": "application/feed+json",
+              ".png": "image/png"}
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         path = (SITE_DIR / request.url.path.lstrip("/")).resolve()
