@@ -87,7 +87,7 @@ async def test_the_public_url_and_allowed_hosts_and_a_non_loopback_bind_are_answ
 
 def _bookmarklet_origin(page: str) -> str:
     [href] = re.findall(r'href="(javascript:[^"]*)"', page)
-    return re.search(r'location.href="(.*?)/save\?url="', html.unescape(href)).group(1)
+    return re.search(r'u="(.*?)/save\?url="', html.unescape(href)).group(1)
 
 
 async def test_the_bookmarklet_points_at_the_port_in_use(settings):

@@ -252,8 +252,11 @@ async def test_the_bookmarklet_is_on_the_feeds_page_and_its_confirmation_saves_w
     hrefs = re.findall(r'href="(javascript:[^"]*)"', page)
     assert len(hrefs) == 1
     assert html.unescape(hrefs[0]) == (
-        "javascript:(function(){location.href=\"http://reader.test/save?url=\""
-        "+encodeURIComponent(location.href)+'&title='+encodeURIComponent(document.title);})()")
+        "javascript:(function(){var o=\"http://reader.test\",u=\"http://reader.test/save?url=\""
+        "+encodeURIComponent(location.href)+'&title='+encodeURIComponent(document.title),"
+        "w=window.open(u+'&page=1');if(!w){location.href=u;return;}"
+        "window.addEventListener('message',function(e){if(e.origin===o&&e.source===w&&e.data==='reader:ready')"
+        "w.postMessage({reader:'page',url:location.href,html:document.documentElement.outerHTML},o);});})()")
 
     url = pages.add_article("bookmarked")
     confirm = await quiet.get("/save", params={"url": url, "title": 'A "quoted" <title>'})
