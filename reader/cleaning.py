@@ -147,11 +147,12 @@ class Cleaner:
     async def reclean(self, article_id: int) -> tuple[str, str | None]:
         """Clean an article again from its stored raw page, fetching no page (images that
         are stored with it under the same address are reused): one run of kind
-        `reclean`, under the same claim. Returns (outcome, error): ("cached", None),
+        `reclean`, under the same claim. An article cleaned before raw pages were kept
+        keeps its text and gets its images stored. Returns (outcome, error): ("cached", None),
         ("failed", why) or ("skipped", why) when there is nothing to do."""
         if await self.store.get_article(article_id) is None:
             return "skipped", "no such article"
-        if await self.store.raw_page(article_id) is None:
+        if await self.store.raw_page(article_id) is None and await self.store.get_content(article_id) is None:
             return "skipped", "no stored page (it was never fetched, or it was dropped past READER_RAW_PAGES_BYTES)"
         while True:
             if self.stopping:
@@ -283,10 +284,15 @@ class Cleaner:
         received = 0
         if run.kind == "reclean":
             kept = await self.store.raw_page(run.article_id)
-            if kept is None:
-                raise ExtractError("no stored page to clean again")
-            body, url, charset = await asyncio.to_thread(zlib.decompress, kept.data), kept.url, kept.charset
             stored = await self.store.images_of(run.article_id)
+            if kept is None:
+                # Cleaned before raw pages were kept: the text stays as it is, and only
+                # its images are fetched and stored (the step it was cleaned without).
+                old = await self.store.get_content(run.article_id)
+                if old is None:
+                    raise ExtractError("no stored page to clean again")
+                return await self._with_images(run, dict(old), run.url, stored, None, 0)
+            body, url, charset = await asyncio.to_thread(zlib.decompress, kept.data), kept.url, kept.charset
         else:
             if given is not None:
                 (body, url), charset = given, "utf-8"
@@ -299,6 +305,11 @@ class Cleaner:
             content = await self.pool.run(clean_page, body, url, charset)
         except FetchError as exc:  # ExtractError: the page holds no article (for this cleaner)
             raise _PageFailed(str(exc), page, received) from exc
+        return await self._with_images(run, content, url, stored, page, received)
+
+    async def _with_images(self, run: Run, content: dict[str, Any], url: str, stored: list[StoredImage],
+                           page: RawPage | None, received: int) -> Cleaned:
+        """Fetch the cleaned article's images and point its HTML at reader's copies."""
         sources = await self.pool.run(image_sources, content["html"])
         fetched = await fetch_images(self.client, sources, self.settings, referer=url, stored=stored)
         if sources:

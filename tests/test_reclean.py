@@ -4,6 +4,7 @@ the same claim, recorded in the ledger as its own kind of run."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -112,3 +113,24 @@ async def test_raw_pages_past_the_budget_are_dropped_oldest_first(settings, page
         totals = await reader.store.media_totals()
     assert kept == [ids[-1], ids[-1] + 1]
     assert totals["raw_page_bytes"] <= budget
+
+
+async def test_an_article_cleaned_before_images_were_kept_gets_them_from_reclean_all(settings, pages):
+    pages.add("/img/old.png", png(7), headers={"Content-Type": "image/png"})
+    link = pages.add_article("old")
+    picture = pages.url("/img/old.png")
+    async with running(settings, worker=False) as reader:
+        # what an earlier reader stored: remote image addresses, no raw page, no images
+        article_id, _ = await reader.store.save_link(link)
+        run = await reader.store.claim(article_id, "earlier-reader", 30)
+        html = f'<p>Text kept from before.</p><figure><img src="{picture}" alt="Old"></figure>'
+        await reader.store.store_cleaned(run, {"title": "Old", "author": None, "published": None, "html": html,
+                                               "text": "Text kept from before.", "words": 4})
+    done = cli(settings, "reclean", "--all")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"article {article_id}: recleaned"
+    async with running(settings, worker=False) as reader:
+        content = await reader.store.get_content(article_id)
+    assert image_srcs(content["html"]) == [f"/articles/{article_id}/images/{hashlib.sha256(png(7)).hexdigest()}"]
+    assert "Text kept from before." in content["html"]
+    assert pages.hits["/old.html"] == 0 and pages.hits["/img/old.png"] == 1

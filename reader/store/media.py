@@ -26,14 +26,14 @@ class MediaStore(StoreBase):
         return None if row is None else RawPage(**row)
 
     async def reclean_ids(self, *, failed: bool) -> list[int]:
-        """Articles a reclean can work on, oldest first: those with a raw page, and with
-        `failed` only those whose cleaning failed (and have no text)."""
+        """Articles a reclean can work on, oldest first: those with a raw page or a text,
+        and with `failed` only those whose cleaning failed (with a raw page, no text)."""
         if failed:
             sql = ("SELECT p.article_id FROM pages p JOIN articles a ON a.id = p.article_id"
                    " WHERE a.error IS NOT NULL AND NOT EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id)"
                    " ORDER BY p.article_id")
-        else:
-            sql = "SELECT article_id FROM pages ORDER BY article_id"
+        else:  # with a raw page, or cleaned (before raw pages were kept: its images are stored)
+            sql = ("SELECT article_id FROM pages UNION SELECT article_id FROM contents ORDER BY article_id")
         return [int(row["article_id"]) for row in await self._all(sql)]
 
     async def media_totals(self) -> dict[str, Any]:
