@@ -43,6 +43,8 @@ async def test_a_failed_article_is_finished_from_the_posted_page_exactly_once(se
         article = (await client.get(f"/api/articles/{article_id}")).json()
         content = (await client.get(f"/api/articles/{article_id}/content")).json()
         runs = (await client.get("/api/stats")).json()
+        stats_page = (await client.get("/stats")).text
+    assert '<tr><th scope="row">browser</th><td>1</td><td>1</td><td>0</td>' in stats_page
     assert article["state"] == "ready" and article["error"] is None
     assert "marker-from-the-browser" in content["text"]
     assert image_srcs(content["html"]) and image_srcs(content["html"])[0].startswith(f"/articles/{article_id}/")
