@@ -310,7 +310,8 @@ class Cleaner:
     async def _with_images(self, run: Run, content: dict[str, Any], url: str, stored: list[StoredImage],
                            page: RawPage | None, received: int) -> Cleaned:
         """Fetch the cleaned article's images and point its HTML at reader's copies."""
-        sources = await self.pool.run(image_sources, content["html"])
+        # most articles have no image: no round trip to the pool for them
+        sources = await self.pool.run(image_sources, content["html"]) if "<img" in content["html"] else []
         fetched = await fetch_images(self.client, sources, self.settings, referer=url, stored=stored)
         if sources:
             content["html"] = await self.pool.run(rewrite, content["html"], run.article_id, fetched.kept)

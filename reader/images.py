@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -33,6 +34,8 @@ from lxml import etree
 from .fetch import FetchError, fetch
 from .records import StoredImage
 from .settings import Settings
+
+log = logging.getLogger(__name__)
 
 IMAGE_ACCEPT = "image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1"
 # Images of one article fetched at once: enough to hide latency, few enough that one
@@ -196,7 +199,10 @@ async def fetch_images(
     used = 0
     hashes: set[str] = set()
     for task in tasks:
-        if task.cancelled() or task.exception() is not None:
+        if task.cancelled():
+            continue
+        if task.exception() is not None:  # not a fetch error (those are None): a bug, said once
+            log.error("storing an image failed", exc_info=task.exception())
             continue
         image = task.result()
         if image is None:

@@ -15,7 +15,14 @@ FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "note", 
 ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error",
                 "read", "starred"}
 QUEUE_KEYS = {"id", "position", "lane", "title", "url", "wait_seconds"}
-STATS_KEYS = {"started", "cached", "failed", "abandoned", "running", "queued"}
+LEDGER_KEYS = ("started", "cached", "failed", "abandoned", "running", "queued")
+STATS_KEYS = {*LEDGER_KEYS, "bytes", "kinds", "images", "image_bytes", "raw_pages", "raw_page_bytes"}
+KIND_KEYS = {"started", "cached", "failed", "abandoned", "running", "bytes"}
+
+
+def ledger(stats: dict) -> dict:
+    """The ledger's counts over every kind of run (the answer also has bytes and kinds)."""
+    return {key: stats[key] for key in LEDGER_KEYS}
 CONTENT_KEYS = {"id", "title", "author", "published", "html", "text", "words"}
 RSS = {"Content-Type": "application/rss+xml"}
 EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
@@ -376,7 +383,7 @@ async def test_the_worker_cleans_a_tapped_article_and_it_leaves_the_queue(settin
         assert again == {"id": ids[0], "state": "ready", "position": None, "lane": None, "wait_seconds": None}
         stats = (await client.get("/api/stats")).json()
     assert pages.hits["/a.html"] == 1
-    assert stats == {"started": 1, "cached": 1, "failed": 0, "abandoned": 0, "running": 0, "queued": 0}
+    assert ledger(stats) == {"started": 1, "cached": 1, "failed": 0, "abandoned": 0, "running": 0, "queued": 0}
 
 
 async def _state_is(client, article_id, state):
@@ -440,7 +447,8 @@ async def test_content_of_a_page_that_cannot_be_fetched_is_502_and_marks_the_art
 async def test_stats_start_at_zero(quiet):
     response = await quiet.get("/api/stats")
     assert response.status_code == 200
-    assert response.json() == {"started": 0, "cached": 0, "failed": 0, "abandoned": 0, "running": 0, "queued": 0}
+    assert ledger(response.json()) == {"started": 0, "cached": 0, "failed": 0, "abandoned": 0, "running": 0, "queued": 0}
+    assert response.json()["bytes"] == 0 and set(response.json()["kinds"]) == {"fetch", "reclean", "browser"}
 
 
 async def test_stats_count_every_extraction_and_the_line(quiet, pages):
@@ -451,7 +459,10 @@ async def test_stats_count_every_extraction_and_the_line(quiet, pages):
     await quiet.post(f"/api/articles/{ids[2]}/queue")
     stats = (await quiet.get("/api/stats")).json()
     assert set(stats) == STATS_KEYS
-    assert stats == {"started": 2, "cached": 1, "failed": 1, "abandoned": 0, "running": 0, "queued": 1}
+    assert ledger(stats) == {"started": 2, "cached": 1, "failed": 1, "abandoned": 0, "running": 0, "queued": 1}
+    fetches = stats["kinds"]["fetch"]
+    assert set(fetches) == KIND_KEYS and (fetches["started"], fetches["cached"], fetches["failed"]) == (2, 1, 1)
+    assert fetches["bytes"] == stats["bytes"] > 0
 
 
 # -- errors -----------------------------------------------------------------------------
