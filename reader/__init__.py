@@ -15,10 +15,14 @@ The data flow, module by module:
     discover     subscribe by a feed's or a site's URL (<link rel="alternate">)
     opml         OPML import and export (no DOCTYPE, no entities)
     store/       every SQL statement, by entity: schema (and migrations), feeds, articles,
-                 line (the queue and its claims), ledger, portable (export/import), search
+                 line (the queue and its claims), ledger, media (stored images and raw
+                 pages), portable (export/import), search
     line         positions in the line turned into honest waiting times
     worker       pulls the next queued article itself and cleans it
-    cleaning     the one claim-then-extract path shared by the worker and a direct open
+    cleaning     the one claim-then-extract path shared by the worker, a direct open, a
+                 reclean (the stored raw page) and a page the browser sent
+    images       an article's images: fetched in the claimed run, sniffed, capped, and the
+                 HTML pointed at reader's copies
     extract      fetch a page and hand it to the cleaner (CPU part off the loop)
     cleaner      two extractors vote on the article's blocks; metadata, structure, plain text
     fetch/       the only HTTP client: guard (address check), sample_site, client, inflate

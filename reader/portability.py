@@ -17,11 +17,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import html as html_lib
 import json
 import os
+import re
 import sqlite3
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +105,22 @@ async def backup(source: Path, dest: Path) -> Path:
 # -- export -------------------------------------------------------------------------------
 
 
-def _article_record(row: dict[str, Any]) -> dict[str, Any]:
+# An image stored with an article, as the article's HTML names it (reader/images.py).
+_STORED_IMAGE = re.compile(r'src="/articles/([0-9]+)/images/([0-9a-f]{64})"')
+
+
+def _with_sources(html: str, sources: Mapping[tuple[int, str], str]) -> str:
+    """The article's HTML with each stored image named by the address it came from: an
+    export is read by another reader (or this one after a fresh start), where article ids
+    differ. Importing it gives remote images again; `reader reclean` stores them."""
+    def source(match: re.Match[str]) -> str:
+        found = sources.get((int(match[1]), match[2]))
+        return match[0] if found is None else f'src="{html_lib.escape(found, quote=True)}"'
+
+    return _STORED_IMAGE.sub(source, html)
+
+
+def _article_record(row: dict[str, Any], sources: Mapping[tuple[int, str], str] | None = None) -> dict[str, Any]:
     record = {
         "url": row["url"], "title": row["title"], "feed_url": row["feed_url"], "feed_title": row["feed_title"],
         "guid": row["guid"], "summary": row["summary"], "author": row["author"], "published": row["published"],
@@ -112,17 +130,20 @@ def _article_record(row: dict[str, Any]) -> dict[str, Any]:
     if row["cleaned"]:
         record["content"] = {key: row["c_" + key] for key in
                              ("title", "author", "published", "html", "text", "words", "cleaned_at")}
+        if sources and record["content"]["html"]:
+            record["content"]["html"] = _with_sources(record["content"]["html"], sources)
     return record
 
 
 async def export_document(store: Store) -> dict[str, Any]:
     feeds = await store.list_feeds(counts=False)
+    sources = await store.image_sources()
     return {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": time.time(),
         "feeds": [{"url": f["url"], "title": f["title"], "site_url": f["site_url"]} for f in feeds],
-        "articles": [_article_record(r) for r in await store.export_articles()],
+        "articles": [_article_record(r, sources) for r in await store.export_articles()],
     }
 
 

@@ -188,3 +188,25 @@ async def test_a_slow_image_host_is_cut_off_at_the_deadline_and_the_article_is_s
         html = (await client.get(f"/api/articles/{article_id}/content")).json()["html"]
     assert image_srcs(html) == [f"/articles/{article_id}/images/{hashlib.sha256(png(41)).hexdigest()}"]
     assert "<figcaption>Slow</figcaption>" in html
+
+
+async def test_an_export_names_stored_images_by_their_source_and_reclean_stores_them_after_import(settings, pages,
+                                                                                                tmp_path):
+    from reader.portability import export, import_files
+
+    pages.add("/img/a.png", png(50), headers={"Content-Type": "image/png"})
+    async with app_client(settings.replace(serve_workers=0, extract_processes=0)) as client:
+        article_id = await _article(client, pages, "exported", '<figure><img src="/img/a.png" alt="A"></figure>')
+        await client.get(f"/api/articles/{article_id}/content")
+    async with running(settings, worker=False) as reader:
+        [written] = await export(reader.store, tmp_path / "out.json")
+    text = written.read_text()
+    assert pages.url("/img/a.png") in text and "/images/" not in text
+    elsewhere = settings.replace(db=tmp_path / "other.db", extract_processes=0)
+    async with running(elsewhere, worker=False) as reader:
+        await import_files(reader.store, [written])
+        [item] = await reader.store.list_articles()
+        assert await reader.reclean(item["id"]) == ("cached", None)
+        html = (await reader.store.get_content(item["id"]))["html"]
+    assert image_srcs(html) == [f"/articles/{item['id']}/images/{hashlib.sha256(png(50)).hexdigest()}"]
+    assert pages.hits["/exported.html"] == 1 and pages.hits["/img/a.png"] == 2

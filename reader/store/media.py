@@ -21,6 +21,12 @@ class MediaStore(StoreBase):
                                (article_id,))
         return [StoredImage(**row) for row in rows]
 
+    async def image_sources(self) -> dict[tuple[int, str], str]:
+        """(article id, hash) -> the URL each stored image came from (no image data): an
+        export names images by their sources, since its article ids mean nothing elsewhere."""
+        rows = await self._all("SELECT article_id, hash, source FROM images")
+        return {(int(row["article_id"]), row["hash"]): row["source"] for row in rows}
+
     async def raw_page(self, article_id: int) -> RawPage | None:
         row = await self._one("SELECT url, charset, data FROM pages WHERE article_id = ?", (article_id,))
         return None if row is None else RawPage(**row)
