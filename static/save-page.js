@@ -35,11 +35,13 @@
   window.opener.postMessage("reader:ready", origin);
 
   form.addEventListener("submit", function (event) {
-    if (page === null) return; // no page arrived: an ordinary save of the link
+    // No page arrived, or the link was edited since (the page is only ever the one at the
+    // address it came from): an ordinary save of the link.
+    if (page === null || form.elements.url.value !== link) return;
     event.preventDefault();
     button.disabled = true;
     say("Cleaning…");
-    var query = "?url=" + encodeURIComponent(form.elements.url.value) +
+    var query = "?url=" + encodeURIComponent(link) +
                 "&title=" + encodeURIComponent(form.elements.title.value);
     fetch("/save/page" + query, {
       method: "POST",
