@@ -15,6 +15,8 @@ import pytest
 
 from reader.cleaner import clean_page
 
+from .test_images import png
+
 PROSE = "".join(
     f"<p>Paragraph {i} of the piece carries enough ordinary words to read as prose to an extractor, "
     f"with clauses, commas and a full stop at its end.</p>"
@@ -40,12 +42,15 @@ async def open_article(client, pages, slug: str, html: str) -> dict:
 
 
 async def test_a_figure_keeps_its_caption(client, pages):
+    pages.add("/chart.png", png(60), headers={"Content-Type": "image/png"})
     article = await open_article(client, pages, "figure", (
         '<figure><img src="/chart.png" alt="A chart"><figcaption>The chart of every unit we measured '
         "last year.</figcaption></figure>"))
     assert "<figure>" in article["html"]
     assert "<figcaption>The chart of every unit we measured last year.</figcaption>" in article["html"]
-    assert 'src="http://127.0.0.1:' in article["html"]  # the image is kept, its address made absolute
+    # the image is kept, its address resolved against the page's, and stored with the article
+    assert f'src="/articles/{article["id"]}/images/' in article["html"]
+    assert pages.hits["/chart.png"] == 1
 
 
 async def test_inline_code_stays_inside_its_sentence_also_in_a_quote(client, pages):
