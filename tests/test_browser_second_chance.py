@@ -15,6 +15,7 @@ import pytest
 from .browsing import TIMEOUT_MS
 from .helpers import article_html
 from .loopback import HTML as HTML_TYPE
+from .test_images import png
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +24,8 @@ WALL = "<!doctype html><html><body><p>Checking your browser…</p></body></html>
 
 def scripted(marker: str) -> str:
     """A page whose article exists only once its script has run."""
-    article = article_html("Built by script", marker)
+    article = article_html("Built by script", marker).replace(
+        "<h1>", '<figure><img src="/img/seen.png" alt="Seen"><figcaption>A picture</figcaption></figure><h1>')
     inner = article.split("<body>", 1)[1].split("</body>", 1)[0]
     return ("<!doctype html><html><head><meta charset='utf-8'><title>Built by script</title></head><body>"
             "<div id='app'></div><template id='later'>" + inner + "</template>"
@@ -45,6 +47,7 @@ def test_the_bookmarklet_finishes_a_failed_article_from_the_rendered_page(page, 
         return 200, HTML_TYPE, body.encode()
 
     link = pages.add("/walled.html", answer)
+    pages.add("/img/seen.png", png(70), headers={"Content-Type": "image/png"})
     with httpx.Client(base_url=live_server.url, timeout=60) as api:
         article_id = api.post("/api/articles", json={"url": link}).json()["id"]
         assert api.get(f"/api/articles/{article_id}/content").status_code == 502
@@ -60,6 +63,13 @@ def test_the_bookmarklet_finishes_a_failed_article_from_the_rendered_page(page, 
     confirm.get_by_role("button", name="Save and clean from this page").click()
     confirm.wait_for_url(f"{live_server.url}/articles/{article_id}")
     expect(confirm.locator("#reading-body")).to_contain_text("marker-rendered-by-the-browser")
+    # the picture shows, from reader's own copy, under a CSP that allows no other image source
+    picture = confirm.locator("#reading-body img")
+    assert picture.get_attribute("src").startswith(f"/articles/{article_id}/images/")
+    picture.scroll_into_view_if_needed()
+    confirm.wait_for_function("i => i.complete && i.naturalWidth === 1", arg=picture.element_handle())
+    seen = pages.hits["/img/seen.png"]
+    assert seen == 2  # the browser's own view of the site, then reader's one fetch; none from the article page
 
     with httpx.Client(base_url=live_server.url, timeout=60) as api:
         article = api.get(f"/api/articles/{article_id}").json()
