@@ -51,7 +51,7 @@ async def running(
     store.raw_pages_budget = max(0, settings.raw_pages_bytes)
     client = make_client(allow_private=settings.allow_private_urls, deadline=settings.fetch_timeout,
                          resolver=resolver)
-    pool = CpuPool(settings.extract_processes)
+    pool = CpuPool(settings.extract_processes, warm=worker or refresher)
     cleaner = Cleaner(store, client, pool, settings, worker_name(role))
     the_worker = (
         Worker(store, cleaner, interval=settings.worker_interval, claim_ttl=settings.claim_ttl,

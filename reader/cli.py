@@ -22,7 +22,6 @@ from .app import create_app, running, stop_taking_work
 from .core import Reader, parse_int
 from .editions import Filters, make_edition, mark_read_after_download
 from .errors import Invalid, ReaderError, StorageError
-from .opml import export_opml
 from .portability import PortabilityError, backup, export, import_files, salvage_export
 from .settings import Settings, describe
 from .store import Store
@@ -258,10 +257,8 @@ def _check(settings: Settings, args: argparse.Namespace) -> int:
 def _stats(settings: Settings, args: argparse.Namespace) -> int:
 
     async def stats() -> int:
-        async with await Store.open(settings.db) as store:
-            kinds = await store.stats_by_kind()
-            totals = {**await store.stats(), "bytes": sum(k["bytes"] for k in kinds.values()), "kinds": kinds}
-            print(json.dumps(totals, indent=2))
+        async with _quiet(settings) as reader:
+            print(json.dumps(await reader.stats(), indent=2))
         return 0
 
     return asyncio.run(stats())
@@ -361,8 +358,8 @@ def _import_opml(settings: Settings, args: argparse.Namespace) -> int:
 def _export_opml(settings: Settings, args: argparse.Namespace) -> int:
 
     async def run() -> bytes:
-        async with await Store.open(settings.db) as store:
-            return await export_opml(store)
+        async with _quiet(settings) as reader:
+            return await reader.export_opml()
 
     sys.stdout.buffer.write(asyncio.run(run()))
     sys.stdout.flush()

@@ -47,12 +47,22 @@ class CpuPool:
     A process of the pool can be killed from outside at any time. That breaks a
     ProcessPoolExecutor for good, so a broken one is replaced and the work tried once
     more on the new one; only a second break in a row reaches the caller, as
-    PoolUnavailable."""
+    PoolUnavailable.
 
-    def __init__(self, processes: int = 1):
+    `warm` starts the pool at once (a server's first extraction then does not wait for
+    the fork server to import trafilatura); a command that may never extract anything
+    (`reader stats`) starts it on first use instead."""
+
+    def __init__(self, processes: int = 1, *, warm: bool = True):
         self._processes = processes
         self._replacing = threading.Lock()
-        self._executor = self._new_executor()
+        self._executor: concurrent.futures.Executor | None = self._new_executor() if warm else None
+
+    def _started(self) -> concurrent.futures.Executor:
+        with self._replacing:
+            if self._executor is None:
+                self._executor = self._new_executor()
+            return self._executor
 
     def _new_executor(self) -> concurrent.futures.Executor:
         if self._processes <= 0:
@@ -68,13 +78,13 @@ class CpuPool:
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
-        executor = self._executor
+        executor = self._started()
         try:
             return await loop.run_in_executor(executor, fn, *args)
         except BrokenProcessPool:
             log.warning("an extraction process died; starting a new pool and trying once more")
             self._replace(executor)
-        executor = self._executor
+        executor = self._started()
         try:
             return await loop.run_in_executor(executor, fn, *args)
         except BrokenProcessPool as exc:
@@ -90,7 +100,8 @@ class CpuPool:
         broken.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
 
 
 _forkserver_lock = threading.Lock()

@@ -253,7 +253,8 @@ async def live(request: Request) -> Response:
     except ValueError:
         return error_page(request, 400, "id must be a number")
     articles = await reader.articles(ids=ids, limit=500) if ids else []
-    return render(request, "_live_update.html", articles=articles, active=_pending(articles))
+    _, list_param = _list_of(request.query_params)  # the page's list, named again on its cards
+    return render(request, "_live_update.html", articles=articles, active=_pending(articles), list_param=list_param)
 
 
 def _ids(values: list[str], limit: int = 500) -> list[int]:

@@ -352,7 +352,13 @@ def test_slow_headers_are_cut_off_but_slow_answers_are_not(settings, pages):
             sender = threading.Thread(target=trickle, daemon=True)
             sender.start()
             try:
-                assert _read_to_close(sock) == b""  # closed without an answer
+                try:
+                    cut_off = _read_to_close(sock)
+                except ConnectionResetError:
+                    # the server closed with a trickled byte unread, so its kernel answered with a
+                    # reset: cut off all the same, and a reset carries no answer
+                    cut_off = b""
+                assert cut_off == b""  # closed without an answer
             finally:
                 closed.set()
                 sender.join(5)

@@ -216,3 +216,20 @@ async def test_a_card_swapped_after_a_tap_keeps_naming_its_list(quiet, pages):
                                headers={"HX-Request": "true"})
     assert swapped.status_code == 200
     assert f'<a href="/articles/{a}?list=unread%3D1">' in swapped.text
+
+
+async def test_the_live_poll_keeps_naming_the_pages_list_on_the_cards_it_swaps_in(quiet, pages):
+    _, (a, b, *_) = await subscribe_slugs(quiet, pages, SLUGS[:2])
+    assert (await quiet.post(f"/api/articles/{a}/queue", json={})).status_code == 200
+    page = (await quiet.get("/", params={"unread": "1"})).text
+    # the page's poller, as the browser would call it: its URL plus the pending card's id
+    poll = html.unescape(re.search(r'<div id="live"[^>]* hx-get="([^"]+)"', page).group(1))
+    assert re.search(rf'name="id" value="{a}"', page), "the queued card is not pending on the page"
+    assert poll.startswith("/live?list=")
+    swapped = await quiet.get(f"{poll}&id={a}")
+    assert swapped.status_code == 200
+    assert f'<a href="/articles/{a}?list=unread%3D1">' in swapped.text
+    # a page with no list (the queue) still polls without one: its cards open the reading list
+    queue_page = (await quiet.get("/queue")).text
+    assert 'hx-get="/live"' in queue_page
+    assert f'<a href="/articles/{a}">' in (await quiet.get("/live", params={"id": a})).text
