@@ -45,6 +45,11 @@ from .store import Run, Store
 log = logging.getLogger(__name__)
 
 
+# The note on a run abandoned because the extraction processes died under it: what
+# `Store.release_after_crash` counts.
+POOL_DIED = "the extraction processes died"
+
+
 @dataclass
 class Cleaned:
     """One run's result before it is stored: the content, the images its HTML points at,
@@ -248,10 +253,17 @@ class Cleaner:
                 await self.store.store_failed(run, str(exc))
                 return "failed", str(exc)
             except PoolUnavailable as exc:
-                # The machine failed, not the article: hand the claim back (the run is
-                # abandoned, a queued article stays in line) instead of marking it failed.
+                # Most likely the machine failed, not the article: hand the claim back (the
+                # run is abandoned, a queued article stays in line). But a page that kills the
+                # processes every time would be taken again forever: after `crash_limit`
+                # such runs it fails, with a reason, until a person asks again.
                 log.error("article %s: %s", run.article_id, exc)
-                await self.store.release(run)
+                limit = max(1, self.settings.crash_limit)
+                reason = (f"cleaning this page made the extraction processes die {limit} times; it is not"
+                          " tried again by itself (retry to try once more)")
+                if await self.store.release_after_crash(run, POOL_DIED, limit, reason):
+                    log.error("article %s: failed after %d crashed runs", run.article_id, limit)
+                    return "failed", reason
                 return "unavailable", f"cleaning is unavailable right now ({exc}); try again"
             except Exception as exc:
                 log.exception("extracting article %s (%s) failed", run.article_id, run.url)

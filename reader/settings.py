@@ -95,6 +95,10 @@ class Settings:
     extract_processes: int = _setting(
         "READER_EXTRACT_PROCESSES", min(4, os.cpu_count() or 1),
         "processes that run extraction and feed parsing off the event loop (0 = a thread, for debugging)", int)
+    crash_limit: int = _setting(
+        "READER_CRASH_LIMIT", 3,
+        "runs of one article the extraction processes may die under (each run is a crash and its retry)"
+        " before the article is marked failed instead of taken again", int)
     shutdown_grace: float = _setting(
         "READER_SHUTDOWN_GRACE", 10.0,
         "seconds extractions in progress get to finish at shutdown before their claims are handed back", float)

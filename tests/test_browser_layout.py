@@ -346,7 +346,9 @@ def axe_findings(page, only: list[str] | None = None) -> list[str]:
     return [f"{v['impact']} {v['id']} {v['nodes']}" for v in result]
 
 
-def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context_for):
+# One test per size: each is a few dozen axe runs, and two tests can run side by side.
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context_for, viewport):
     """Every page type, desktop and phone, light and dark: no serious or critical violation.
     The reader view, with a code block wider than the screen, has no findings at all except
     heading order inside cleaned text (the cleaner's to fix)."""
@@ -354,27 +356,26 @@ def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context_for):
 
     pages = {**every_page(site), "browse-cards": "/"}
     findings = []
-    for viewport in (DESKTOP, PHONE):
-        # axe arrives as an injected <script>, which the pages' CSP (scripts from 'self' only)
-        # would refuse: this context lets it in; nothing else about the page changes.
-        context = context_for(viewport, bypass_csp=True)
-        page = context.new_page()
-        for name, path in pages.items():
-            if name == "browse-cards":
-                context.add_cookies([{"name": "reader_view", "value": "cards", "url": site.url}])
-            page.goto(site.url + path)
-            expect(page.locator("main")).to_be_visible()
-            if name == "article":
-                expect(page.locator(".reading .body pre").first).to_be_visible()
-                expect(page.locator(".reading .body pre:not([tabindex='0'])")).to_have_count(0)
-                expect(page.locator(".reading-prefs")).to_be_visible()
-            for scheme in ("light", "dark"):
-                page.emulate_media(color_scheme=scheme)
-                # Dark changes colours only: the structure was checked in light.
-                every = axe_findings(page, only=["color-contrast", "link-in-text-block"] if scheme == "dark" else None)
-                findings += [f"{viewport['width']} {scheme} {name}: {f}" for f in every
-                             if f.split()[0] in ("serious", "critical")
-                             or (name == "article" and "heading-order" not in f)]
-            page.emulate_media(color_scheme="light")
-        context.clear_cookies()
+    # axe arrives as an injected <script>, which the pages' CSP (scripts from 'self' only)
+    # would refuse: this context lets it in; nothing else about the page changes.
+    context = context_for(viewport, bypass_csp=True)
+    page = context.new_page()
+    for name, path in pages.items():
+        if name == "browse-cards":
+            context.add_cookies([{"name": "reader_view", "value": "cards", "url": site.url}])
+        page.goto(site.url + path)
+        expect(page.locator("main")).to_be_visible()
+        if name == "article":
+            expect(page.locator(".reading .body pre").first).to_be_visible()
+            expect(page.locator(".reading .body pre:not([tabindex='0'])")).to_have_count(0)
+            expect(page.locator(".reading-prefs")).to_be_visible()
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            # Dark changes colours only: the structure was checked in light.
+            every = axe_findings(page, only=["color-contrast", "link-in-text-block"] if scheme == "dark" else None)
+            findings += [f"{viewport['width']} {scheme} {name}: {f}" for f in every
+                         if f.split()[0] in ("serious", "critical")
+                         or (name == "article" and "heading-order" not in f)]
+        page.emulate_media(color_scheme="light")
+    context.clear_cookies()
     assert findings == []

@@ -103,7 +103,8 @@ class PoolKiller:
 
 
 async def test_when_the_retry_dies_too_the_article_stays_in_line_and_is_not_failed(settings, pages):
-    settings = settings.replace(extract_processes=1, serve_workers=1, worker_interval=0.2)
+    # an outage the test cannot bound in runs: the crash limit (its own test below) is out of reach
+    settings = settings.replace(extract_processes=1, serve_workers=1, worker_interval=0.2, crash_limit=1000)
     link = pages.add_article("doomed-twice")
     feed = pages.add("/feed.xml", rss([{"title": "D", "link": link}]), headers=RSS)
     async with app_client(settings) as client:
@@ -129,6 +130,35 @@ async def test_when_the_retry_dies_too_the_article_stays_in_line_and_is_not_fail
         # The machine recovers: the worker, which kept the article, cleans it.
         await wait_for(lambda: _state(client, url), timeout=60)
         assert (await client.get("/api/stats")).json()["failed"] == 0
+
+
+async def test_an_article_that_kills_the_pool_every_time_fails_after_the_crash_limit(settings, pages):
+    settings = settings.replace(extract_processes=1, serve_workers=1, worker_interval=0.2)
+    assert settings.crash_limit == 3  # the default
+    link = pages.add_article("poison")
+    feed = pages.add("/feed.xml", rss([{"title": "P", "link": link}]), headers=RSS)
+    async with app_client(settings) as client:
+        assert (await client.post("/api/feeds", json={"url": feed})).status_code == 201
+        [article] = (await client.get("/api/articles")).json()["items"]
+        url = f"/api/articles/{article['id']}"
+
+        async def failed():
+            state = (await client.get(url)).json()
+            return state["state"] == "failed" and state
+
+        with PoolKiller() as killer:
+            assert (await client.post(f"{url}/queue", json={})).status_code == 200
+            state = await wait_for(failed, timeout=120)
+            assert "extraction processes die 3 times" in state["error"]
+            stats = (await client.get("/api/stats")).json()
+            # two runs handed back, the third failed it; it left the line, so no worker takes it again
+            assert (stats["abandoned"], stats["failed"], stats["cached"], stats["queued"]) == (2, 1, 0, 0)
+            assert stats["started"] == 3 and stats["running"] == 0
+            assert killer.kills >= 6  # each run: the work, and its one retry on a new pool
+        # a person's retry counts afresh: on a sound pool it is cleaned
+        assert (await client.post(f"{url}/queue", json={})).status_code == 200
+        await wait_for(lambda: _state(client, url), timeout=60)
+        assert (await client.get(url)).json()["error"] is None
 
 
 async def _state(client: httpx.AsyncClient, url: str) -> bool:

@@ -156,6 +156,36 @@ class LineStore(StoreBase):
         async with self._transaction() as db:
             await _finish(db, run, "abandoned", None)
 
+    async def release_after_crash(self, run: Run, note: str, limit: int, reason: str) -> bool:
+        """The extraction processes died under this run: give the claim back, with `note`
+        on the abandoned run, unless this is the `limit`-th such run of the article since
+        it last failed or was cleaned. Then the run fails instead, with `reason`, and the
+        article leaves the line: a page that kills the pool every time is not taken
+        endlessly. Counted from the ledger, so every process's tries add up. Returns True
+        when it failed the article."""
+        async with self._transaction() as db:
+            rows = await rows_of(db,
+                """
+                SELECT count(*) AS crashes FROM runs
+                WHERE article_id = :id AND outcome = 'abandoned' AND error = :note
+                  AND id > coalesce((SELECT max(id) FROM runs WHERE article_id = :id
+                                     AND outcome IN ('failed', 'cached')), 0)
+                """,
+                {"id": run.article_id, "note": note},
+            )
+            if rows[0]["crashes"] + 1 < limit:
+                await _finish(db, run, "abandoned", note)
+                return False
+            holds = await rows_of(db,
+                "SELECT 1 FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id))
+            if holds and run.kind != "reclean":  # as store_failed: a reclean keeps the text it had
+                await db.execute("UPDATE articles SET error = ?, failed_at = ? WHERE id = ?"
+                                 " AND NOT EXISTS (SELECT 1 FROM contents WHERE article_id = ?)",
+                                 (reason, time.time(), run.article_id, run.article_id))
+                await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
+            await _finish(db, run, "failed", reason)
+            return bool(holds)
+
     async def claim_holder(self, article_id: int) -> dict[str, Any] | None:
         return await self._one("SELECT * FROM claims WHERE article_id = ?", (article_id,))
 
