@@ -163,6 +163,22 @@ def every_page(site) -> dict[str, str]:
     }
 
 
+def test_the_phone_nav_stays_on_one_line_on_every_page(site, context_for):
+    """At 390 px every nav link (the reading list's count made three digits, the current page's
+    link in bold) sits on the nav's one line, and each is still a 44 px target."""
+    page = context_for(PHONE).new_page()
+    for name, path in every_page(site).items():
+        page.goto(site.url + path)
+        page.evaluate("document.querySelectorAll('.nav-ready .count').forEach(c => c.textContent = '128')")
+        boxes = page.evaluate("""() => [...document.querySelectorAll('.top nav a')].map(a => {
+            const r = a.getBoundingClientRect();
+            return {text: a.textContent.trim().replace(/\\s+/g, ' '), top: r.top, width: r.width, height: r.height};
+        })""")
+        assert len(boxes) == 5, (name, boxes)
+        assert len({round(b["top"]) for b in boxes}) == 1, (name, boxes)  # one line: nothing wrapped
+        assert all(min(b["width"], b["height"]) >= TARGET - TARGET_SLACK for b in boxes), (name, boxes)
+
+
 def test_density_at_both_sizes(site, context_for):
     """The compact list: at least 10 headlines on a laptop screen, at least 6 on a phone with
     the first one above the middle; each row has one control, a relative time with the exact
