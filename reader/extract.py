@@ -68,8 +68,9 @@ class CpuPool:
         if self._processes <= 0:
             return concurrent.futures.ThreadPoolExecutor(max_workers=1)
         context = multiprocessing.get_context("forkserver")
-        # Workers fork from a server that has already imported trafilatura.
-        context.set_forkserver_preload(["reader.extract", "reader.feeds"])
+        # Workers fork from a server that has already imported trafilatura and made its
+        # first calls (reader/prewarm.py).
+        context.set_forkserver_preload(["reader.extract", "reader.feeds", "reader.prewarm"])
         _start_forkserver()
         return concurrent.futures.ProcessPoolExecutor(
             max_workers=self._processes, mp_context=context,

@@ -20,7 +20,7 @@ import pytest
 from reader.extract import CpuPool
 
 from . import poolwork
-from .helpers import RSS, app_client, free_port, rss, wait_for
+from .helpers import RSS, app_client, article_html, free_port, rss, wait_for
 from .processes import alive, command_line, descendants, pool_processes
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process trees from /proc")
@@ -75,6 +75,12 @@ async def test_a_killed_pool_process_is_not_the_next_articles_failure(settings, 
         assert (await client.get(f"/api/articles/{second}")).json()["state"] == "ready"
 
 
+# A page that takes a pool process about half a second to clean: long enough that the
+# killer below always finds the process at work (a small page is cleaned in 20 ms by a
+# process forked from the warmed-up fork server, which could finish before the killer looks).
+HEAVY_PAGE = article_html("A long read", "marker-long", paragraphs=1000)
+
+
 class PoolKiller:
     """Kills every extraction pool process of this test process as soon as it appears."""
 
@@ -105,7 +111,7 @@ class PoolKiller:
 async def test_when_the_retry_dies_too_the_article_stays_in_line_and_is_not_failed(settings, pages):
     # an outage the test cannot bound in runs: the crash limit (its own test below) is out of reach
     settings = settings.replace(extract_processes=1, serve_workers=1, worker_interval=0.2, crash_limit=1000)
-    link = pages.add_article("doomed-twice")
+    link = pages.add("/doomed-twice.html", HEAVY_PAGE)
     feed = pages.add("/feed.xml", rss([{"title": "D", "link": link}]), headers=RSS)
     async with app_client(settings) as client:
         assert (await client.post("/api/feeds", json={"url": feed})).status_code == 201
@@ -135,7 +141,7 @@ async def test_when_the_retry_dies_too_the_article_stays_in_line_and_is_not_fail
 async def test_an_article_that_kills_the_pool_every_time_fails_after_the_crash_limit(settings, pages):
     settings = settings.replace(extract_processes=1, serve_workers=1, worker_interval=0.2)
     assert settings.crash_limit == 3  # the default
-    link = pages.add_article("poison")
+    link = pages.add("/poison.html", HEAVY_PAGE)
     feed = pages.add("/feed.xml", rss([{"title": "P", "link": link}]), headers=RSS)
     async with app_client(settings) as client:
         assert (await client.post("/api/feeds", json={"url": feed})).status_code == 201
