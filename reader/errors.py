@@ -80,22 +80,26 @@ _SQLITE_KINDS: dict[int, tuple[str, str]] = {
 }
 
 
+# aiosqlite and older builds do not always carry the code: then the message tells.
+_SQLITE_MESSAGES: tuple[tuple[str, int], ...] = (
+    ("disk is full", 13), ("readonly", 8), ("read-only", 8), ("malformed", 11),
+    ("not a database", 26), ("locked", 5), ("disk i/o", 10),
+)
+
+
 def storage_error(exc: Exception) -> StorageError | None:
     """The StorageError for an exception from SQLite, with a sentence a person can act
     on; None for anything that is not the file's or the disk's fault (a statement's
     error is a bug, or, like an FTS syntax error, the caller's to handle)."""
     code = getattr(exc, "sqlite_errorcode", None)
-    if isinstance(code, int) and (code & 0xFF) in _SQLITE_KINDS:
-        kind, message = _SQLITE_KINDS[code & 0xFF]
-        return StorageError(message, kind)
-    text = str(exc).lower()
-    # aiosqlite and older builds do not always carry the code: fall back on the message
-    for needle, primary in (("disk is full", 13), ("readonly", 8), ("read-only", 8), ("malformed", 11),
-                            ("not a database", 26), ("locked", 5), ("disk i/o", 10)):
-        if needle in text:
-            kind, message = _SQLITE_KINDS[primary]
-            return StorageError(message, kind)
-    return None
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary not in _SQLITE_KINDS:
+        text = str(exc).lower()
+        primary = next((p for needle, p in _SQLITE_MESSAGES if needle in text), None)
+    if primary is None:
+        return None
+    kind, message = _SQLITE_KINDS[primary]
+    return StorageError(message, kind)
 
 
 class Stopping(Unavailable):
