@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import os
 import re
 import sys
@@ -245,6 +246,20 @@ async def test_saving_from_the_cli_twice_is_one_article(settings, pages):
         assert (article["url"], article["title"], article["feed_id"]) == (url, "From the shell", None)
         assert await store.waiting() == []
     assert pages.hits["/cli-saved.html"] == 0
+
+
+async def test_reader_stats_prints_the_ledger_the_api_shows(settings, pages):
+    url = pages.add_article("counted")
+    async with app_client(settings.replace(serve_workers=0, extract_processes=0)) as client:
+        saved = (await client.post("/api/articles", json={"url": url})).json()
+        assert (await client.get(f"/api/articles/{saved['id']}/content")).status_code == 200
+        other = (await client.post("/api/articles", json={"url": pages.add_article("waiting")})).json()
+        assert (await client.post(f"/api/articles/{other['id']}/queue", json={})).status_code == 200
+        api = (await client.get("/api/stats")).json()
+    code, out, err = await run_cli(settings, "stats")
+    assert code == 0, err
+    assert json.loads(out) == api
+    assert (api["started"], api["cached"], api["queued"]) == (1, 1, 1)
 
 
 async def test_the_bookmarklet_is_on_the_feeds_page_and_its_confirmation_saves_with_csrf(quiet, pages):
