@@ -93,6 +93,9 @@ def live_server(settings: Settings) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def chromium():
+    """One Chromium per browser module. Not per session: Playwright's sync API keeps its
+    event loop marked as running in this thread, and the async tests of other modules then
+    cannot start theirs ("Cannot run the event loop while another loop is running")."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium chromium-driver")
     sync_api = pytest.importorskip("playwright.sync_api")
