@@ -24,6 +24,8 @@ The data flow, module by module:
     images       an article's images: fetched in the claimed run, sniffed, capped, and the
                  HTML pointed at reader's copies
     extract      fetch a page and hand it to the cleaner (CPU part off the loop)
+    prewarm      imported by the pool's fork server only: the cleaner's and the feed
+                 parser's first calls, made once there instead of in every pool process
     cleaner      two extractors vote on the article's blocks; metadata, structure, plain text
     fetch/       the only HTTP client: guard (address check), sample_site, client, inflate
                  (bounded decompression), and fetch itself (size cap, deadline)
