@@ -22,6 +22,7 @@ from .app import create_app, running, stop_taking_work
 from .core import Reader, parse_int
 from .editions import Filters, make_edition, mark_read_after_download
 from .errors import Invalid, ReaderError, StorageError
+from .importers import ImportFileError, detect_format
 from .portability import PortabilityError, backup, export, import_files, salvage_export
 from .settings import Settings, describe
 from .store import Store
@@ -306,8 +307,9 @@ def _library_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
                             help="feeds as OPML, saved, starred and cleaned articles as JSON")
     export.add_argument("--out", type=Path, default=Path("reader-export"),
                         help="a directory (feeds.opml + articles.json) or a FILE.json (default ./reader-export)")
-    imp = sub.add_parser("import", parents=[common], help="bring back an export (or OPML); importing twice is harmless")
-    imp.add_argument("files", type=Path, nargs="+", help="export files or directories, OPML files")
+    imp = sub.add_parser("import", parents=[common], help="move in: reader's export, Pocket, Instapaper, Omnivore, wallabag,"
+                                                            " bookmarks, OPML; nothing is fetched, twice is harmless")
+    imp.add_argument("files", type=Path, nargs="+", help="export files (any format, told by content) or directories")
     edition = sub.add_parser("edition", parents=[common],
                              help="the reading list (ready and unread) as an EPUB book for an e-reader")
     edition.add_argument("--out", type=Path, required=True, help="the FILE.epub to write")
@@ -415,21 +417,67 @@ def _salvage(settings: Settings, args: argparse.Namespace, exc: Exception) -> in
 
 
 def _import(settings: Settings, args: argparse.Namespace) -> int:
+    """Each file on its own: a file that cannot be read is reported and the rest go on."""
+    own: list[Path] = []  # reader's own exports (and their directories): restored exactly
+    others: list[tuple[Path, bytes]] = []
+    failed = False
+    for path in args.files:
+        if path.is_dir():
+            own.append(path)
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            print(f"reader: import failed: {path}: {exc.strerror or 'no such file'}"
+                  .replace("No such file or directory", "no such file"), file=sys.stderr)
+            failed = True
+            continue
+        try:
+            kind = detect_format(data, str(path))
+        except ImportFileError as exc:
+            print(f"reader: import failed: {exc}", file=sys.stderr)
+            failed = True
+            continue
+        if kind == "reader":
+            own.append(path)
+        else:
+            others.append((path, data))
 
-    async def run() -> dict[str, int]:
-        async with await Store.open(settings.db) as store:
-            return await import_files(store, args.files)
+    def progress(done: int, total: int) -> None:
+        if total >= 5_000:  # small files are done before a progress line could help
+            print(f"  {done} of {total} links", file=sys.stderr, flush=True)
 
-    try:
-        counts = asyncio.run(run())
-    except (PortabilityError, OSError) as exc:
-        print(f"reader: import failed: {exc}", file=sys.stderr)
-        return 1
-    print(", ".join(f"{n} {what}" for what, n in (
-        ("new feeds", counts["feeds"]), ("new articles", counts["articles"]),
-        ("cleaned texts", counts["contents"]), ("read/starred states", counts["states"]),
-        ("skipped records", counts["skipped"]))))
-    return 0
+    async def run() -> int:
+        code = 0
+        async with _quiet(settings) as reader:
+            for path, data in others:
+                try:
+                    outcome = await reader.import_file(data, str(path), progress)
+                except Invalid as exc:
+                    print(f"reader: import failed: {exc.message}", file=sys.stderr)
+                    code = 1
+                    continue
+                print(f"{path} ({outcome.format}): {outcome.summary()}")
+                for where, why in outcome.skipped:
+                    print(f"  skipped {where}: {_one_line(why)}", file=sys.stderr)
+                if outcome.skipped_not_listed:
+                    print(f"  and {outcome.skipped_not_listed} more", file=sys.stderr)
+                for note in outcome.notes:
+                    print(f"  note: {_one_line(note)}", file=sys.stderr)
+            if own:
+                try:
+                    counts = await import_files(reader.store, own)
+                except PortabilityError as exc:
+                    print(f"reader: import failed: {exc}", file=sys.stderr)
+                    return 1
+                print(", ".join(f"{n} {what}" for what, n in (
+                    ("new feeds", counts["feeds"]), ("new articles", counts["articles"]),
+                    ("cleaned texts", counts["contents"]), ("read/starred states", counts["states"]),
+                    ("skipped records", counts["skipped"]))))
+        return code
+
+    code = asyncio.run(run())
+    return 1 if failed else code
 
 
 def _edition(settings: Settings, args: argparse.Namespace) -> int:

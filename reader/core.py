@@ -13,6 +13,7 @@ and `parse_int` with the id and offset caps (reader/params.py), `check_url`
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 import sqlite3
@@ -28,7 +29,9 @@ from .errors import ExtractionFailed, Invalid, NotFound, Stopping
 from .extract import CpuPool
 from .feeds import RefreshResult, refresh_feeds
 from .line import Timings, Work, estimate_waits
+from .moving import ImportFileError, ImportOutcome, apply, parse
 from .opml import ImportResult, OpmlError, export_opml, import_opml
+from .portability import import_export_data
 from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
 from .records import READING_LIST, Article, ArticleFilter, Content, Feed, Marked, StoredImage
 from .settings import Settings
@@ -37,7 +40,7 @@ from .urls import check_url
 from .worker import Worker
 
 __all__ = ["LANES", "READING_LIST", "ArticleFilter", "Marked", "parse_filter", "MAX_ID", "MAX_LIMIT", "SEARCH_MAX_OFFSET", "Reader", "parse_bool", "parse_int",
-           "parse_title", "snippet_html"]
+           "parse_tags", "parse_title", "snippet_html"]
 
 LANES = ("normal", "next")
 # How an image is named in its article's HTML: the sha256 of its bytes, hex.
@@ -97,6 +100,29 @@ def parse_filter(params: Mapping[str, Any], *, strict: bool = True) -> ArticleFi
 _MARKED = re.compile("\x02(.*?)\x03", re.S)
 
 
+MAX_TAG = 100
+MAX_TAGS = 100
+
+
+def parse_tags(value: Any) -> list[str]:
+    """Tags from a list of names or one comma-separated string: spaces folded, empty
+    ones dropped, duplicates (in any case) once."""
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise Invalid("tags must be a list of names (or names separated by commas)")
+    seen: dict[str, str] = {}
+    for raw in value:
+        name = " ".join(raw.split())
+        if len(name) > MAX_TAG:
+            raise Invalid(f"a tag is at most {MAX_TAG} characters")
+        if name:
+            seen.setdefault(name.lower(), name)
+    if len(seen) > MAX_TAGS:
+        raise Invalid(f"at most {MAX_TAGS} tags on an article")
+    return list(seen.values())
+
+
 def snippet_html(snippet: str | None) -> Markup:
     """A search snippet as HTML: the text escaped first, then each \\x02 … \\x03 match
     (control characters, never markup) turned into <mark> … </mark>."""
@@ -125,6 +151,10 @@ class Reader:
         queued). The wait costs the article by its own site's recent runs and the work
         ahead of it by theirs (reader/line.py)."""
         articles = [Article.from_row(row) for row in rows]
+        if articles:
+            tags = await self.store.tags_of([a.id for a in articles])
+            for a in articles:
+                a.tags = tags.get(a.id, [])
         if any(a.state == "queued" for a in articles):
             timings = Timings.from_runs(await self.store.recent_timings())
             capacity = await self.store.capacity()
@@ -146,15 +176,16 @@ class Reader:
 
     async def articles(
         self, *, state: str | None = None, feed_id: int | None = None, before: int | None = None,
-        ids: Sequence[int] | None = None, unread: bool = False, starred: bool = False, limit: int = 50,
-        backwards: bool = False,
+        ids: Sequence[int] | None = None, unread: bool = False, starred: bool = False,
+        tag: str | None = None, folder: str | None = None, limit: int = 50, backwards: bool = False,
     ) -> list[Article]:
         """Newest first, filtered (a `ready` list in tap order, oldest tap first); `before`
         is the last id of the previous page; `backwards` lists those ahead of it instead."""
         if state is not None and state not in STATES:
             raise Invalid(f"state must be one of {', '.join(STATES)}")
         rows = await self.store.list_articles(state=state, feed_id=feed_id, before=before, ids=ids,
-                                              unread=unread, starred=starred, limit=limit, backwards=backwards)
+                                              unread=unread, starred=starred, tag=tag, folder=folder,
+                                              limit=limit, backwards=backwards)
         return await self._with_waits(rows)
 
     async def search(self, text: str, *, limit: int = 50, offset: int = 0,
@@ -272,6 +303,32 @@ class Reader:
             raise NotFound("no such article")
         return await self.article(article_id)
 
+    async def set_tags(self, article_ids: Sequence[int], tags: Any, *, add_only: bool = False) -> int:
+        """Give articles exactly these tags (add_only: these as well); how many were found."""
+        names = parse_tags(tags)
+        found = await self.store.set_tags(article_ids, names, add_only=add_only)
+        if not found:
+            raise NotFound("no such article")
+        return found
+
+    async def notes(self, article_id: int) -> list[dict[str, Any]]:
+        """Highlights and annotations brought from other apps, oldest first."""
+        return await self.store.notes_of(article_id)
+
+    async def tags(self) -> list[dict[str, Any]]:
+        return await self.store.all_tags()
+
+    async def import_file(self, data: bytes, name: str, progress: Any = None) -> ImportOutcome:
+        """Move in: any export format reader understands, told apart by content. Queues
+        nothing and fetches nothing (feeds are left to the refresher or a refresh)."""
+        try:
+            parsed = await asyncio.to_thread(parse, data, name)
+        except ImportFileError as exc:
+            raise Invalid(str(exc)) from None
+        if parsed.native is not None:
+            return await import_export_data(self.store, data, name)
+        return await apply(self.store, parsed, progress)
+
     async def save(self, url: Any, title: Any = None) -> tuple[Article, bool]:
         """Save any link as an article without a feed; (article, created). Queues
         nothing: that takes a tap."""
@@ -384,6 +441,14 @@ class Reader:
                                    max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout)
         except (NoFeedFound, NotSubscribed) as exc:
             raise Invalid(str(exc)) from None
+
+    async def set_folder(self, feed_id: int, folder: Any) -> None:
+        """Put a feed in a folder (None or "": in none)."""
+        if folder is not None and not isinstance(folder, str):
+            raise Invalid("folder must be text or null")
+        name = " ".join(folder.split())[:200] if folder else None
+        if not await self.store.set_folder(feed_id, name or None):
+            raise NotFound("no such feed")
 
     async def unsubscribe_counts(self, feed_id: int) -> tuple[int, int]:
         """(articles unsubscribing would keep, articles it would remove)."""

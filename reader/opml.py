@@ -19,6 +19,7 @@ from xml.parsers import expat
 
 from .errors import Invalid
 from .sanitize import valid_text
+from .importers import FeedRecord, ImportFileError, ImportReport, build_opml_folders, parse_opml_folders
 from .store import Store
 from .urls import http_url
 
@@ -159,8 +160,13 @@ async def import_opml(store: Store, data: bytes) -> ImportResult:
     caller decides whether to refresh the new ones now or leave them to the refresher."""
     feeds, skipped = parse_opml(data)
     result = ImportResult(skipped=skipped)
-    for feed_id, created in await store.subscribe_many(
-        [{"url": f.url, "title": f.title, "site_url": f.site_url} for f in feeds]
+    folders: dict[str, str | None] = {}
+    try:
+        folders = {f.url: f.folder_name for f in parse_opml_folders(data, "the file", ImportReport())}
+    except ImportFileError:
+        pass  # parse_opml took the file, so its feeds come in, only without folders
+    for feed_id, created in await store.import_feeds(
+        [(f.url, f.title, f.site_url, folders.get(f.url)) for f in feeds]
     ):
         if created:
             result.added.append(feed_id)
@@ -170,4 +176,8 @@ async def import_opml(store: Store, data: bytes) -> ImportResult:
 
 
 async def export_opml(store: Store) -> bytes:
-    return build_opml(await store.list_feeds(counts=False))
+    """Every feed, inside outlines for its folder (nested ones were stored joined by " / ")."""
+    return build_opml_folders(
+        FeedRecord(url=f["url"], title=f["title"], site_url=f["site_url"],
+                   folder=tuple(f["folder"].split(" / ")) if f["folder"] else ())
+        for f in await store.list_feeds(counts=False))

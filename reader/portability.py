@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ReaderError
+from .moving import ImportOutcome
 from .opml import OpmlError, build_opml, parse_opml
 from .sanitize import clean_html, plain_text, valid_text
 from .store import Store
@@ -138,12 +139,22 @@ def _article_record(row: dict[str, Any], sources: Mapping[tuple[int, str], str] 
 async def export_document(store: Store) -> dict[str, Any]:
     feeds = await store.list_feeds(counts=False)
     sources = await store.image_sources()
+    rows = await store.export_articles()
+    ids = [r["id"] for r in rows]
+    tags, notes = await store.tags_of(ids), await store.notes_for(ids)
+    articles = []
+    for row in rows:
+        record = _article_record(row, sources)
+        record["tags"] = tags.get(row["id"], [])
+        record["notes"] = notes.get(row["id"], [])
+        articles.append(record)
     return {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": time.time(),
-        "feeds": [{"url": f["url"], "title": f["title"], "site_url": f["site_url"]} for f in feeds],
-        "articles": [_article_record(r, sources) for r in await store.export_articles()],
+        "feeds": [{"url": f["url"], "title": f["title"], "site_url": f["site_url"], "folder": f["folder"]}
+                  for f in feeds],
+        "articles": articles,
     }
 
 
@@ -204,6 +215,28 @@ def _number(value: Any) -> float | None:
     return float(value) if value == value and abs(value) < 1e12 else None  # no NaN, no absurd times
 
 
+def _tags(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    names = {" ".join(v.split())[:100]: None for v in value[:100] if isinstance(v, str)}
+    return [n for n in names if n]
+
+
+def _notes(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        return []
+    notes = []
+    for raw in value[:500]:
+        if isinstance(raw, dict) and _text(raw.get("text"), 20_000):
+            notes.append({"text": _text(raw.get("text"), 20_000), "comment": _text(raw.get("comment"), 20_000),
+                          "created_at": _number(raw.get("created_at"))})
+    return notes
+
+
+def _folder(value: Any) -> str | None:
+    return " ".join(value.split())[:200] or None if isinstance(value, str) else None
+
+
 def _clean_record(raw: Any) -> dict[str, Any] | None:
     """A validated, sanitized article record, or None to skip it."""
     if not isinstance(raw, dict):
@@ -222,6 +255,7 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
         "published": _number(raw.get("published")), "sort_at": _number(raw.get("sort_at")),
         "added_at": _number(raw.get("added_at")), "read_at": _number(raw.get("read_at")),
         "starred_at": _number(raw.get("starred_at")), "content": None,
+        "tags": _tags(raw.get("tags")), "notes": _notes(raw.get("notes")),
     }
     content = raw.get("content")
     if isinstance(content, dict) and isinstance(content.get("html"), str):
@@ -254,7 +288,7 @@ def read_export_file(data: bytes, name: str) -> tuple[list[dict[str, Any]], list
         for f in document.get("feeds") or []:
             if isinstance(f, dict) and _http(f.get("url")):
                 feeds.append({"url": _http(f["url"]), "title": plain_text(_text(f.get("title"), 500) or ""),
-                              "site_url": _http(f.get("site_url"))})
+                              "site_url": _http(f.get("site_url")), "folder": _folder(f.get("folder"))})
         articles = document.get("articles") or []
         if not isinstance(articles, list):
             raise PortabilityError(f"{name}: \"articles\" is not a list")
@@ -291,10 +325,28 @@ async def import_files(store: Store, paths: list[Path]) -> dict[str, int]:
         feeds.extend(file_feeds)
         raw_articles.extend(file_articles)
     records = [r for r in map(_clean_record, raw_articles) if r is not None]
-    created = sum(c for _, c in await store.subscribe_many(_dedupe(feeds)))
+    created = sum(c for _, c in await store.import_feeds(
+        [(f["url"], f["title"], f["site_url"], f.get("folder")) for f in _dedupe(feeds)]))
     counts = await store.import_articles(records)
     return {"feeds": created + counts["feeds"], "articles": counts["articles"], "contents": counts["contents"],
             "states": counts["states"], "skipped": len(raw_articles) - len(records)}
+
+
+async def import_export_data(store: Store, data: bytes, name: str) -> ImportOutcome:
+    """One file of reader's own export, as the core's import of any format reports it."""
+    feeds, raw_articles = read_export_file(data, name)
+    cleaned = [_clean_record(raw) for raw in raw_articles]
+    records = [r for r in cleaned if r is not None]
+    results = await store.import_feeds(
+        [(f["url"], f["title"], f["site_url"], f.get("folder")) for f in _dedupe(feeds)])
+    counts = await store.import_articles(records)
+    outcome = ImportOutcome(name=name, format="reader", new=counts["articles"],
+                            merged=len(records) - counts["articles"], contents=counts["contents"])
+    outcome.feeds_new = sum(c for _, c in results) + counts["feeds"]
+    outcome.feeds_there = len(results) - sum(c for _, c in results)
+    outcome.skipped = [(f"record {i + 1}", "not an article record with an http(s) URL")
+                       for i, r in enumerate(cleaned) if r is None]
+    return outcome
 
 
 def _dedupe(feeds: list[dict[str, Any]]) -> list[dict[str, Any]]:

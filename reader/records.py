@@ -36,6 +36,7 @@ class Article:
     wait: float | None = None  # estimated seconds until ready, while queued (None: nothing honest to say)
     capacity: int | None = None  # articles the live workers clean at once, while queued
     snippet: str | None = None  # search results only: matches marked \x02 ... \x03
+    tags: list[str] = dataclasses.field(default_factory=list)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Article:
@@ -58,6 +59,7 @@ class Feed:
     refreshed_at: float | None
     error: str | None
     note: str | None = None  # about the last refresh, not a failure (items past the cap)
+    folder: str | None = None  # nested folders joined by " / "
     articles: int | None = None  # counted only when asked for
     unread: int | None = None
 

@@ -12,6 +12,7 @@ commands call the named methods of `Store` and never build SQL themselves. By en
     ledger     live workers and extraction runs: wait estimates and stats
     media      an article's stored images and its raw page (for a reclean)
     portable   export and import of the library
+    library    tags, notes, feed folders, links imported from other apps
 """
 
 from __future__ import annotations
@@ -23,17 +24,18 @@ from .articles import ArticleStore
 from .base import RUN_KINDS, STATES, Run, StoreBase, TooSlow
 from .feeds import FeedStore
 from .ledger import LedgerStore
+from .library import ImportLink, LibraryStore, LinkCounts
 from .line import LineStore
 from .media import MediaStore
 from .portable import PortableStore
 from .schema import MIGRATIONS
 from .search import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, fts_query, fts_terms
 
-__all__ = ["RUN_KINDS", "MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "STATES", "Run", "Store", "TooSlow", "fts_query",
-           "fts_terms"]
+__all__ = ["RUN_KINDS", "MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "STATES", "ImportLink", "LinkCounts", "Run",
+           "Store", "TooSlow", "fts_query", "fts_terms"]
 
 
-class Store(FeedStore, ArticleStore, LineStore, LedgerStore, MediaStore, PortableStore, StoreBase):
+class Store(FeedStore, ArticleStore, LineStore, LedgerStore, MediaStore, PortableStore, LibraryStore, StoreBase):
     """One database file: `await Store.open(path)`, then the methods of each entity."""
 
     @classmethod

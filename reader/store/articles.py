@@ -29,7 +29,8 @@ _TAP = ("(coalesce(a.tapped_at, c.cleaned_at), a.id)",
 
 
 def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, ids: Sequence[int] | None,
-             unread: bool, starred: bool, match: str | None) -> list[str]:
+             unread: bool, starred: bool, match: str | None, tag: str | None = None,
+             folder: str | None = None) -> list[str]:
     """The WHERE terms of a filter over the article joins (aliases a, q, cl, c), its
     values added to `params`. Every filter combines with the others."""
     where: list[str] = []
@@ -53,6 +54,13 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
     if match is not None:
         where.append("a.id IN (SELECT rowid FROM search WHERE search MATCH :match)")
         params["match"] = match
+    if tag is not None:
+        where.append("a.id IN (SELECT at.article_id FROM article_tags at JOIN tags t ON t.id = at.tag_id"
+                     " WHERE t.name = :tag)")
+        params["tag"] = tag
+    if folder is not None:
+        where.append("a.feed_id IN (SELECT id FROM feeds WHERE folder = :folder)")
+        params["folder"] = folder
     return where
 
 
@@ -98,6 +106,8 @@ class ArticleStore(StoreBase):
         unread: bool = False,
         starred: bool = False,
         match: str | None = None,
+        tag: str | None = None,
+        folder: str | None = None,
         limit: int = 50,
         backwards: bool = False,
     ) -> list[dict[str, Any]]:
@@ -109,7 +119,7 @@ class ArticleStore(StoreBase):
         now = time.time()
         params: dict[str, Any] = {"now": now, "limit": limit}
         where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
-                         match=match)
+                         match=match, tag=tag, folder=folder)
         key, key_of, columns = _TAP if state == "ready" else _NEWEST
         ascending = (state == "ready") != backwards  # the tap order is ascending, the newest descending
         if before is not None:

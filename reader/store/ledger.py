@@ -68,7 +68,9 @@ class LedgerStore(StoreBase):
             """
         )
         assert row is not None  # an aggregate always has its one row
-        return {**row, "queued": await self._count("SELECT count(*) FROM queue")}
+        # imported texts were never fetched: counted apart, outside started = cached + failed + ...
+        return {**row, "queued": await self._count("SELECT count(*) FROM queue"),
+                "imported": await self._count("SELECT count(*) FROM imported")}
 
     async def stats_by_kind(self) -> dict[str, dict[str, int]]:
         """The same counts for each kind of run (fetch, reclean, browser), each with the

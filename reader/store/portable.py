@@ -8,6 +8,7 @@ from typing import Any
 
 from .base import StoreBase, rows_of
 from .feeds import insert_feed
+from .library import _tag_ids
 
 
 class PortableStore(StoreBase):
@@ -79,6 +80,16 @@ class PortableStore(StoreBase):
                     )
                     article_id = rows[0]["id"]
                     counts["articles"] += 1
+                tag_ids = await _tag_ids(db, r.get("tags") or ())
+                await db.executemany(
+                    "INSERT INTO article_tags (article_id, tag_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    [(article_id, t) for t in tag_ids.values()])
+                await db.executemany(
+                    """
+                    INSERT INTO notes (article_id, text, comment, created_at)
+                    SELECT :id, :text, :comment, :created_at WHERE NOT EXISTS (
+                        SELECT 1 FROM notes WHERE article_id = :id AND text = :text AND comment IS :comment)
+                    """, [{**n, "id": article_id} for n in r.get("notes") or ()])
                 content = r.get("content")
                 if content:
                     rows = await rows_of(db, 

@@ -10,7 +10,6 @@ import aiosqlite
 from ..sanitize import plain_text
 
 
-
 # The schema of version 1, the first released one. Later versions are reached by the
 # numbered steps in MIGRATIONS, never by editing this string.
 SCHEMA_V1 = """
@@ -149,7 +148,6 @@ async def _v0_to_v1(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V1)
 
 
-
 async def _v1_to_v2(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V2_COLUMNS)
     rows = list(await db.execute_fetchall("SELECT id, summary FROM articles WHERE summary != ''"))
@@ -223,9 +221,49 @@ async def _v4_to_v5(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V5)
 
 
+# Version 6: moving in. Tags on articles, a folder on feeds, notes (highlights and
+# annotations brought from other apps), and the ledger of content that came with an
+# import: kept apart from `runs`, so started = cached + failed + ... stays about fetches.
+SCHEMA_V6 = """
+ALTER TABLE feeds ADD COLUMN folder TEXT;   -- NULL: in no folder; nested ones joined by ' / '
+CREATE TABLE tags (
+    id   INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE
+);
+CREATE TABLE article_tags (
+    article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+    tag_id     INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+    PRIMARY KEY (article_id, tag_id)
+) WITHOUT ROWID;
+-- speed up the tag filter: from a tag to its articles
+CREATE INDEX article_tags_by_tag ON article_tags (tag_id, article_id);
+CREATE TABLE notes (
+    id         INTEGER PRIMARY KEY,
+    article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+    text       TEXT NOT NULL,
+    comment    TEXT,
+    created_at REAL
+);
+-- speed up the reader view's notes
+CREATE INDEX notes_by_article ON notes (article_id, id);
+-- content stored from an export instead of fetched: no run in the ledger for it
+CREATE TABLE imported (
+    article_id  INTEGER PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+    source      TEXT NOT NULL,
+    imported_at REAL NOT NULL
+);
+-- speed up the library's order: when each link was saved
+CREATE INDEX articles_by_added ON articles (added_at DESC, id DESC);
+"""
+
+
+async def _v5_to_v6(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V6)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
-    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5]
+    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6]
 
 
 async def migrate(db: aiosqlite.Connection) -> None:

@@ -1,0 +1,236 @@
+"""The library other apps bring: tags, notes, feed folders, and links imported in bulk.
+
+An import is one transaction of batched statements (executemany), not a statement per
+link: a 20,000-link export would otherwise spend its time crossing into the database
+thread. It never touches the queue except to take out an article whose text came with
+the export (it is ready, so waiting in line would only clean it twice)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+from .base import StoreBase, rows_of
+from .feeds import insert_feed
+
+
+@dataclass(slots=True)
+class ImportLink:
+    """One link as the store takes it: checked, sanitized and normalized by the caller.
+    `key` is the normalized URL duplicates share; `content` is (html, text, words)."""
+
+    url: str
+    key: str
+    title: str
+    tags: set[str]
+    added_at: float | None
+    read: bool
+    starred: bool
+    author: str | None
+    published: float | None
+    summary: str  # sanitized HTML
+    summary_text: str
+    content: tuple[str, str, int] | None
+    notes: list[tuple[str, str | None, float | None]]
+
+
+@dataclass(slots=True)
+class LinkCounts:
+    new: int = 0
+    merged: int = 0  # already there: united with what the file said
+    contents: int = 0  # texts stored as they came, no fetch
+
+
+async def _tag_ids(db: aiosqlite.Connection, names: Iterable[str]) -> dict[str, int]:
+    """Tag ids by lower-cased name, creating the tags that are missing."""
+    wanted = sorted({n for n in names if n})
+    if not wanted:
+        return {}
+    await db.executemany("INSERT INTO tags (name) VALUES (?) ON CONFLICT (name) DO NOTHING",
+                         [(n,) for n in wanted])
+    rows = await rows_of(db, "SELECT id, name FROM tags WHERE name IN (SELECT value FROM json_each(?))",
+                         (_json(wanted),))
+    return {r["name"].lower(): r["id"] for r in rows}
+
+
+def _json(values: Sequence[Any]) -> str:
+    return json.dumps(list(values))
+
+
+async def _saved_links(db: aiosqlite.Connection, normalize: Any) -> dict[str, int]:
+    """Saved links (no feed) by normalized URL: what an imported link merges into."""
+    found: dict[str, int] = {}
+    for row in await rows_of(db, "SELECT id, url FROM articles WHERE feed_id IS NULL ORDER BY id"):
+        try:
+            found.setdefault(normalize(row["url"]), row["id"])
+        except ValueError:
+            continue
+    return found
+
+
+class LibraryStore(StoreBase):
+
+    # -- import -----------------------------------------------------------------------
+
+    async def import_links(self, links: Sequence[ImportLink], source: str, normalize: Any) -> LinkCounts:
+        """Bring links in as saved articles, merging by normalized URL with the links
+        already saved: the richer record wins (tags united, read or starred if either
+        was, the earlier time added, a title where there was only the URL, notes and
+        text added where missing). Nothing already there is taken away, so importing the
+        same file twice changes nothing."""
+        counts = LinkCounts()
+        now = time.time()
+        async with self._transaction() as db:
+            existing = await _saved_links(db, normalize)
+            fresh = [link for link in links if link.key not in existing]
+            counts.new, counts.merged = len(fresh), len(links) - len(fresh)
+            await db.executemany(
+                """
+                INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author, published,
+                                      sort_at, added_at, read_at, starred_at)
+                VALUES (NULL, :url, :url, :title, :summary, :summary_text, :author, :published,
+                        :added_at, :added_at, :read_at, :starred_at)
+                """,
+                [{"url": link.url, "title": link.title or link.url, "summary": link.summary,
+                  "summary_text": link.summary_text, "author": link.author, "published": link.published,
+                  "added_at": link.added_at or now, "read_at": (link.added_at or now) if link.read else None,
+                  "starred_at": (link.added_at or now) if link.starred else None} for link in fresh],
+            )
+            if fresh:
+                existing = await _saved_links(db, normalize)
+            merged = [(existing[link.key], link) for link in links if link.key in existing]
+            ids = {link.key: existing[link.key] for link in links}
+            # Merging: only ever adds. A state already set keeps its time.
+            await db.executemany(
+                """
+                UPDATE articles SET
+                    read_at = CASE WHEN :read AND read_at IS NULL THEN :when ELSE read_at END,
+                    starred_at = CASE WHEN :starred AND starred_at IS NULL THEN :when ELSE starred_at END,
+                    title = CASE WHEN title = url AND :title != '' THEN :title ELSE title END,
+                    added_at = min(added_at, :added_at), sort_at = min(sort_at, :added_at)
+                WHERE id = :id
+                """,
+                [{"id": article_id, "read": link.read, "starred": link.starred, "when": link.added_at or now,
+                  "title": link.title, "added_at": link.added_at or float("inf")} for article_id, link in merged],
+            )
+            tag_ids = await _tag_ids(db, (t for link in links for t in link.tags))
+            await db.executemany(
+                "INSERT INTO article_tags (article_id, tag_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [(ids[link.key], tag_ids[t.lower()]) for link in links for t in link.tags],
+            )
+            await db.executemany(
+                """
+                INSERT INTO notes (article_id, text, comment, created_at)
+                SELECT :id, :text, :comment, :created_at WHERE NOT EXISTS (
+                    SELECT 1 FROM notes WHERE article_id = :id AND text = :text AND comment IS :comment)
+                """,
+                [{"id": ids[link.key], "text": text, "comment": comment, "created_at": created}
+                 for link in links for text, comment, created in link.notes],
+            )
+            with_text = [link for link in links if link.content is not None]
+            if with_text:
+                have = {r["article_id"] for r in await rows_of(
+                    db, "SELECT article_id FROM contents WHERE article_id IN (SELECT value FROM json_each(?))",
+                    (_json([ids[link.key] for link in with_text]),))}
+                stored = [link for link in with_text if ids[link.key] not in have]
+                counts.contents = len(stored)
+                rows = []
+                for link in stored:
+                    assert link.content is not None
+                    html, text, words = link.content
+                    rows.append({"id": ids[link.key], "title": link.title or None, "author": link.author,
+                                 "published": _iso(link.published), "html": html, "text": text, "words": words,
+                                 "now": now, "source": source})
+                await db.executemany(
+                    """
+                    INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
+                    VALUES (:id, :title, :author, :published, :html, :text, :words, :now)
+                    """, rows)
+                await db.executemany(
+                    "INSERT OR REPLACE INTO imported (article_id, source, imported_at) VALUES (:id, :source, :now)",
+                    rows)
+                # ready now: out of the line, any old failure forgotten (as a cleaning would)
+                await db.executemany("DELETE FROM queue WHERE article_id = :id", rows)
+                await db.executemany("UPDATE articles SET error = NULL, failed_at = NULL WHERE id = :id", rows)
+        return counts
+
+    async def import_feeds(self, feeds: Sequence[tuple[str, str, str | None, str | None]]) -> list[tuple[int, bool]]:
+        """Subscribe to (url, title, site_url, folder) in one transaction; (id, created)
+        each. A feed already there keeps its name, and its folder if it has one."""
+        now = time.time()
+        async with self._transaction() as db:
+            result = []
+            for url, title, site_url, folder in feeds:
+                feed_id, created = await insert_feed(db, url, title, site_url, now)
+                if folder:
+                    await db.execute("UPDATE feeds SET folder = ? WHERE id = ? AND folder IS NULL", (folder, feed_id))
+                result.append((feed_id, created))
+            return result
+
+    # -- tags, notes, folders ---------------------------------------------------------
+
+    async def tags_of(self, article_ids: Sequence[int]) -> dict[int, list[str]]:
+        rows = await self._all(
+            """
+            SELECT at.article_id, t.name FROM article_tags at JOIN tags t ON t.id = at.tag_id
+            WHERE at.article_id IN (SELECT value FROM json_each(?)) ORDER BY lower(t.name)
+            """, (_json(list(article_ids)),))
+        found: dict[int, list[str]] = {}
+        for row in rows:
+            found.setdefault(row["article_id"], []).append(row["name"])
+        return found
+
+    async def set_tags(self, article_ids: Sequence[int], tags: Sequence[str], *, add_only: bool = False) -> int:
+        """Give these articles exactly these tags (or, with add_only, these too); returns
+        how many of the articles exist. Tags nobody uses any more are dropped."""
+        async with self._transaction() as db:
+            present = [r["id"] for r in await rows_of(
+                db, "SELECT id FROM articles WHERE id IN (SELECT value FROM json_each(?))", (_json(article_ids),))]
+            tag_ids = await _tag_ids(db, tags)
+            if not add_only:
+                await db.executemany("DELETE FROM article_tags WHERE article_id = ?", [(i,) for i in present])
+            await db.executemany(
+                "INSERT INTO article_tags (article_id, tag_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [(i, t) for i in present for t in tag_ids.values()])
+            await db.execute("DELETE FROM tags WHERE id NOT IN (SELECT tag_id FROM article_tags)")
+            return len(present)
+
+    async def all_tags(self) -> list[dict[str, Any]]:
+        return await self._all(
+            """
+            SELECT t.name, count(*) AS articles FROM tags t JOIN article_tags at ON at.tag_id = t.id
+            GROUP BY t.id ORDER BY lower(t.name)
+            """)
+
+    async def notes_of(self, article_id: int) -> list[dict[str, Any]]:
+        return await self._all(
+            "SELECT text, comment, created_at FROM notes WHERE article_id = ? ORDER BY id", (article_id,))
+
+    async def notes_for(self, article_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+        found: dict[int, list[dict[str, Any]]] = {}
+        for row in await self._all(
+                "SELECT article_id, text, comment, created_at FROM notes"
+                " WHERE article_id IN (SELECT value FROM json_each(?)) ORDER BY id", (_json(list(article_ids)),)):
+            article_id = row.pop("article_id")
+            found.setdefault(article_id, []).append(row)
+        return found
+
+    async def set_folder(self, feed_id: int, folder: str | None) -> bool:
+        async with self._transaction() as db:
+            cur = await db.execute("UPDATE feeds SET folder = ? WHERE id = ?", (folder, feed_id))
+            return cur.rowcount > 0
+
+    async def imported_count(self) -> int:
+        return await self._count("SELECT count(*) FROM imported")
+
+
+def _iso(stamp: float | None) -> str | None:
+    if stamp is None:
+        return None
+    return datetime.datetime.fromtimestamp(stamp, datetime.UTC).isoformat()
