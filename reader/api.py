@@ -76,6 +76,8 @@ def article_json(a: Article) -> dict[str, Any]:
         "error": a.error if a.state == "failed" else None,
         "read": a.read_at is not None,
         "starred": a.starred_at is not None,
+        "added_at": a.added_at,
+        "tags": list(a.tags),
     }
 
 
@@ -88,6 +90,7 @@ def feed_json(f: Feed) -> dict[str, Any]:
     return {
         "id": f.id, "url": f.url, "title": f.title, "site_url": f.site_url,
         "refreshed_at": f.refreshed_at, "error": f.error, "note": f.note, "articles": f.articles, "unread": f.unread,
+        "folder": f.folder,
     }
 
 
@@ -108,6 +111,29 @@ async def add_feed(request: Request) -> Response:
 async def delete_feed(request: Request) -> Response:
     kept, removed = await reader_of(request).unsubscribe(path_id(request))
     return JSONResponse({"kept": kept, "removed": removed})
+
+
+async def update_feed(request: Request) -> Response:
+    """PATCH /api/feeds/{id} {"folder": "..." | null, "title"?: "..."}: the feed as it is now."""
+    reader = reader_of(request)
+    feed_id = path_id(request)
+    body = await json_body(request)
+    if "title" in body:
+        await reader.rename_feed(feed_id, body["title"])
+    if "folder" in body:
+        await reader.set_folder(feed_id, body["folder"])
+    return JSONResponse(feed_json(await reader.feed(feed_id)))
+
+
+async def set_tags(request: Request) -> Response:
+    """POST /api/articles/{id}/tags {"tags": [...]}: exactly these tags from now on."""
+    reader = reader_of(request)
+    article_id = path_id(request)
+    body = await json_body(request)
+    if "tags" not in body:
+        raise Invalid('tags: give the list of tags ({"tags": []} removes them all)')
+    await reader.set_tags([article_id], body["tags"])
+    return JSONResponse(article_json(await reader.article(article_id)))
 
 
 async def refresh(request: Request) -> Response:
@@ -133,8 +159,7 @@ async def list_articles(request: Request) -> Response:
             raise Invalid(exc.message if exc.message.startswith("state") else f"q: {exc.message}") from None
         return JSONResponse({"items": [{**article_json(a), "snippet": str(snippet_html(a.snippet))}
                                        for a in found]})
-    articles = await reader.articles(state=f.state, feed_id=f.feed_id, before=query_int(request, "before"),
-                                     unread=f.unread, starred=f.starred, limit=limit)
+    articles = await reader.listing(f, before=query_int(request, "before"), limit=limit)
     return JSONResponse({"items": [article_json(a) for a in articles]})
 
 
@@ -232,6 +257,7 @@ routes = [
     Route("/api/feeds", list_feeds, methods=["GET"]),
     Route("/api/feeds", add_feed, methods=["POST"]),
     Route("/api/feeds/{id:rowid}", delete_feed, methods=["DELETE"]),
+    Route("/api/feeds/{id:rowid}", update_feed, methods=["PATCH"]),
     Route("/api/refresh", refresh, methods=["POST"]),
     Route("/api/articles", list_articles, methods=["GET"]),
     Route("/api/articles", save_article, methods=["POST"]),
@@ -244,6 +270,7 @@ routes = [
     Route("/api/articles/{id:rowid}/read", mark_read, methods=["POST"]),
     Route("/api/articles/{id:rowid}/read", mark_unread, methods=["DELETE"]),
     Route("/api/articles/{id:rowid}/star", star, methods=["POST"]),
+    Route("/api/articles/{id:rowid}/tags", set_tags, methods=["POST"]),
     Route("/api/articles/{id:rowid}/star", unstar, methods=["DELETE"]),
     Route("/api/queue", queue, methods=["GET"]),
     Route("/api/stats", stats, methods=["GET"]),

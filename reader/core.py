@@ -49,6 +49,9 @@ IMAGE_HASH = re.compile(r"[0-9a-f]{64}")
 SEARCH_NEIGHBOURS = 500
 # Ids one bulk request may name; more is what a filter with `until` is for.
 MAX_BULK = 10_000
+MAX_TAG = 100
+MAX_TAGS = 100
+MAX_NAME = 200  # a tag or folder named in a filter
 
 
 def _match(text: str) -> str:
@@ -89,19 +92,25 @@ def parse_filter(params: Mapping[str, Any], *, strict: bool = True) -> ArticleFi
         if strict:
             raise Invalid("q must be a string")
         q = None
+    names: dict[str, str | None] = {}
+    for name in ("tag", "folder"):
+        value = get(name)
+        if value is not None and (not isinstance(value, str) or len(value) > MAX_NAME):
+            if strict:
+                raise Invalid(f"{name} must be a name of at most {MAX_NAME} characters")
+            value = None
+        names[name] = " ".join(value.split()) or None if value is not None else None
     return ArticleFilter(
         state=state,
         feed_id=lenient(lambda: parse_int(get("feed"), "feed"), None),
         unread=lenient(lambda: parse_bool(get("unread"), "unread"), False),
         starred=lenient(lambda: parse_bool(get("starred"), "starred"), False),
         q=(q or "").strip(),  # a search that is too long is refused by search(), with a message
+        tag=names["tag"], folder=names["folder"],
     )
 
+
 _MARKED = re.compile("\x02(.*?)\x03", re.S)
-
-
-MAX_TAG = 100
-MAX_TAGS = 100
 
 
 def parse_tags(value: Any) -> list[str]:
@@ -154,7 +163,7 @@ class Reader:
         if articles:
             tags = await self.store.tags_of([a.id for a in articles])
             for a in articles:
-                a.tags = tags.get(a.id, [])
+                a.tags = tuple(tags.get(a.id, ()))
         if any(a.state == "queued" for a in articles):
             timings = Timings.from_runs(await self.store.recent_timings())
             capacity = await self.store.capacity()
@@ -201,7 +210,7 @@ class Reader:
         try:
             rows = await self.store.search(query, limit=limit, offset=offset, state=f.state,
                                            feed_id=f.feed_id, unread=f.unread, starred=f.starred,
-                                           budget=self.settings.search_budget)
+                                           tag=f.tag, folder=f.folder, budget=self.settings.search_budget)
         except TooSlow:
             raise Invalid(f"the search for “{text[:100]}” is too broad to finish in time:"
                           " try fewer or rarer words") from None
@@ -218,7 +227,7 @@ class Reader:
         if f.q:
             return await self.search(f.q, limit=limit, offset=offset, within=f)
         return await self.articles(state=f.state, feed_id=f.feed_id, unread=f.unread, starred=f.starred,
-                                   before=before, limit=limit)
+                                   tag=f.tag, folder=f.folder, before=before, limit=limit)
 
     async def neighbours(self, f: ArticleFilter, article_id: int) -> tuple[Article | None, Article | None]:
         """(previous, next) of an article in a list, for reading through it. The article
@@ -237,7 +246,7 @@ class Reader:
         if f.state is not None and f.state not in STATES:
             return None, None
         common: dict[str, Any] = {"state": f.state, "feed_id": f.feed_id, "unread": f.unread, "starred": f.starred,
-                                  "before": article_id, "limit": 1}
+                                  "tag": f.tag, "folder": f.folder, "before": article_id, "limit": 1}
         nxt = await self.store.list_articles(**common)
         prev = await self.store.list_articles(**common, backwards=True)
         return (Article.from_row(prev[0]) if prev else None), (Article.from_row(nxt[0]) if nxt else None)
@@ -257,7 +266,7 @@ class Reader:
         match = _match(f.q) if f.q else None
         changed, stamp = await self.store.mark_many(
             read, ids=ids, until=until if ids is None else None, state=f.state, feed_id=f.feed_id,
-            unread=f.unread, starred=f.starred, match=match)
+            unread=f.unread, starred=f.starred, match=match, tag=f.tag, folder=f.folder)
         return Marked(ids=changed, stamp=stamp if read and changed else None)
 
     async def undo_read(self, stamp: float) -> list[int]:

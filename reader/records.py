@@ -36,7 +36,7 @@ class Article:
     wait: float | None = None  # estimated seconds until ready, while queued (None: nothing honest to say)
     capacity: int | None = None  # articles the live workers clean at once, while queued
     snippet: str | None = None  # search results only: matches marked \x02 ... \x03
-    tags: list[str] = dataclasses.field(default_factory=list)
+    tags: tuple[str, ...] = ()  # sorted by name, any case
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Article:
@@ -83,6 +83,8 @@ class ArticleFilter:
     unread: bool = False
     starred: bool = False
     q: str = ""
+    tag: str | None = None  # articles with this tag (any case)
+    folder: str | None = None  # articles of the feeds in this folder
 
     @property
     def tap_order(self) -> bool:
@@ -95,7 +97,8 @@ class ArticleFilter:
     def query(self) -> dict[str, str]:
         """The filter as query parameters (only those set), for links and forms."""
         pairs = (("state", self.state), ("feed", self.feed_id), ("unread", "1" if self.unread else None),
-                 ("starred", "1" if self.starred else None), ("q", self.q or None))
+                 ("starred", "1" if self.starred else None), ("tag", self.tag), ("folder", self.folder),
+                 ("q", self.q or None))
         return {k: str(v) for k, v in pairs if v is not None}
 
 

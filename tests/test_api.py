@@ -11,12 +11,12 @@ import pytest
 
 from .helpers import app_client, rss, wait_for
 
-FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "note", "articles", "unread"}
+FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "note", "articles", "unread", "folder"}
 ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error",
-                "read", "starred"}
+                "read", "starred", "added_at", "tags"}
 QUEUE_KEYS = {"id", "position", "lane", "title", "url", "wait_seconds"}
 LEDGER_KEYS = ("started", "cached", "failed", "abandoned", "running", "queued")
-STATS_KEYS = {*LEDGER_KEYS, "bytes", "kinds", "images", "image_bytes", "raw_pages", "raw_page_bytes"}
+STATS_KEYS = {*LEDGER_KEYS, "bytes", "kinds", "images", "image_bytes", "raw_pages", "raw_page_bytes", "imported"}
 KIND_KEYS = {"started", "cached", "failed", "abandoned", "running", "bytes"}
 
 
@@ -190,7 +190,9 @@ async def test_articles_have_the_documented_shape(quiet, pages):
         "id": ids[0], "title": "Item a", "url": pages.url("/a.html"), "feed_id": feed["id"],
         "feed_title": "Shapes", "published": EPOCH.timestamp(), "state": "new", "position": None,
         "lane": None, "wait_seconds": None, "error": None, "read": False, "starred": False,
+        "added_at": items[0]["added_at"], "tags": [],
     }]
+    assert isinstance(items[0]["added_at"], float)
     assert await article(quiet, ids[0]) == items[0]
 
 
@@ -449,6 +451,7 @@ async def test_stats_start_at_zero(quiet):
     assert response.status_code == 200
     assert ledger(response.json()) == {"started": 0, "cached": 0, "failed": 0, "abandoned": 0, "running": 0, "queued": 0}
     assert response.json()["bytes"] == 0 and set(response.json()["kinds"]) == {"fetch", "reclean", "browser"}
+    assert response.json()["imported"] == 0
 
 
 async def test_stats_count_every_extraction_and_the_line(quiet, pages):

@@ -235,7 +235,8 @@ async def test_many_tasks_in_many_processes_take_each_queued_item_exactly_once(s
     for r in runs:
         per_article[r["article_id"]] = per_article.get(r["article_id"], 0) + 1
     assert len(per_article) == 300 and set(per_article.values()) == {1}
-    assert stats == {"started": 300, "cached": 300, "failed": 0, "abandoned": 0, "running": 0, "queued": 0}
+    assert stats == {"started": 300, "cached": 300, "failed": 0, "abandoned": 0, "running": 0, "queued": 0,
+                     "imported": 0}
 
 
 def _awaiting(task: asyncio.Task, name: str) -> bool:

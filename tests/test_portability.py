@@ -207,11 +207,12 @@ async def test_import_refuses_what_it_cannot_read_and_cleans_what_it_brings(sett
     not_ours = tmp_path / "other.json"
     not_ours.write_text('{"items": []}')
     code, _, err = await run_cli(settings.db, "import", str(not_ours))
-    assert code == 1 and "not a reader export" in err
+    # any file is told apart by content now: one of another shape is refused with the formats read
+    assert code == 1 and "a JSON file of another shape" in err and "reader's own export" in err
     garbage = tmp_path / "garbage.txt"
     garbage.write_text("hello")
     code, _, err = await run_cli(settings.db, "import", str(garbage))
-    assert code == 1 and "not an OPML file" in err
+    assert code == 1 and "not a format reader can import" in err and "an OPML list of feeds" in err
     code, _, err = await run_cli(settings.db, "import", str(tmp_path / "missing.json"))
     assert code == 1 and "no such file" in err
 

@@ -151,7 +151,7 @@ class ArticleStore(StoreBase):
     async def mark_many(
         self, read: bool, *, ids: Sequence[int] | None = None, until: int | None = None,
         state: str | None = None, feed_id: int | None = None, unread: bool = False, starred: bool = False,
-        match: str | None = None,
+        match: str | None = None, tag: str | None = None, folder: str | None = None,
     ) -> tuple[list[int], float]:
         """Mark read (or unread) the articles with these ids, or every article the filter
         matches whose id is at most `until` (so nothing added since is touched). Only
@@ -160,7 +160,7 @@ class ArticleStore(StoreBase):
         now = time.time()
         params: dict[str, Any] = {"now": now, "read": read}
         where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
-                         match=match)
+                         match=match, tag=tag, folder=folder)
         if until is not None:
             where.append("a.id <= :until")
             params["until"] = until
@@ -242,7 +242,8 @@ class ArticleStore(StoreBase):
 
     async def search(self, query: str, *, limit: int = 50, offset: int = 0, ranked: int = SEARCH_RANKED,
                      state: str | None = None, feed_id: int | None = None, unread: bool = False,
-                     starred: bool = False, budget: float | None = None) -> list[dict[str, Any]]:
+                     starred: bool = False, tag: str | None = None, folder: str | None = None,
+                     budget: float | None = None) -> list[dict[str, Any]]:
         """Full-text search, best match first among the `ranked` most recently added
         matches, then the older matches newest first; each with a snippet whose matches
         are wrapped in \x02 ... \x03 (the caller escapes the text and turns those into
@@ -250,7 +251,8 @@ class ArticleStore(StoreBase):
         (seconds), a search still running after that long raises TooSlow."""
         now = time.time()
         params: dict[str, Any] = {"query": query, "now": now, "limit": limit, "offset": offset, "ranked": ranked}
-        where = _filters(params, state=state, feed_id=feed_id, ids=None, unread=unread, starred=starred, match=None)
+        where = _filters(params, state=state, feed_id=feed_id, ids=None, unread=unread, starred=starred, match=None,
+                         tag=tag, folder=folder)
         # the other filters narrow the matches before they are ranked and cut to a page
         # (checked per match: a subquery listing every article the filter admits cost seconds)
         only = (f"AND EXISTS (SELECT 1 FROM {_ARTICLE_JOINS} WHERE a.id = search.rowid AND {' AND '.join(where)})"
