@@ -82,9 +82,10 @@ async def apply(store: Store, parsed: ParsedImport, progress: object = None) -> 
         outcome.feeds_there = len(results) - outcome.feeds_new + report.merged
         outcome.merged = 0  # the file's duplicate outlines were feeds, not links
     links = parsed.links
+    known = await store.saved_link_keys(normalize_url) if links else {}
     for start in range(0, len(links), BATCH):
         batch = await asyncio.to_thread(lambda part: [_prepared(link) for link in part], links[start:start + BATCH])
-        counts = await store.import_links(batch, parsed.format, normalize_url)
+        counts = await store.import_links(batch, parsed.format, known)
         outcome.new += counts.new
         outcome.merged += counts.merged
         outcome.contents += counts.contents

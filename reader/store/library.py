@@ -78,16 +78,28 @@ class LibraryStore(StoreBase):
 
     # -- import -----------------------------------------------------------------------
 
-    async def import_links(self, links: Sequence[ImportLink], source: str, normalize: Any) -> LinkCounts:
+    async def saved_link_keys(self, normalize: Any) -> dict[str, int]:
+        """Saved links by normalized URL, read once for a whole import (normalizing every
+        saved URL again for each batch cost more than the import itself)."""
+        async with self._transaction() as db:
+            return await _saved_links(db, normalize)
+
+    async def import_links(self, links: Sequence[ImportLink], source: str, existing: dict[str, int]) -> LinkCounts:
         """Bring links in as saved articles, merging by normalized URL with the links
         already saved: the richer record wins (tags united, read or starred if either
         was, the earlier time added, a title where there was only the URL, notes and
         text added where missing). Nothing already there is taken away, so importing the
-        same file twice changes nothing."""
+        same file twice changes nothing. `existing` is saved_link_keys(), kept up to date
+        here with the links this import adds."""
         counts = LinkCounts()
         now = time.time()
         async with self._transaction() as db:
-            existing = await _saved_links(db, normalize)
+            # a link saved since `existing` was read, by exactly this URL, is merged too
+            unseen = {link.url: link.key for link in links if link.key not in existing}
+            for row in await rows_of(
+                    db, "SELECT id, url FROM articles WHERE feed_id IS NULL AND url IN (SELECT value FROM json_each(?))",
+                    (_json(list(unseen)),)):
+                existing.setdefault(unseen[row["url"]], row["id"])
             fresh = [link for link in links if link.key not in existing]
             counts.new, counts.merged = len(fresh), len(links) - len(fresh)
             await db.executemany(
@@ -102,11 +114,16 @@ class LibraryStore(StoreBase):
                   "added_at": link.added_at or now, "read_at": (link.added_at or now) if link.read else None,
                   "starred_at": (link.added_at or now) if link.starred else None} for link in fresh],
             )
-            if fresh:
-                existing = await _saved_links(db, normalize)
             merged = [(existing[link.key], link) for link in links if link.key in existing]
-            ids = {link.key: existing[link.key] for link in links}
-            # Merging: only ever adds. A state already set keeps its time.
+            ids = {link.key: existing[link.key] for link in links if link.key in existing}
+            if fresh:  # their ids, by the exact URL just stored (the articles_saved index)
+                by_url = {r["url"]: r["id"] for r in await rows_of(
+                    db, "SELECT id, url FROM articles WHERE feed_id IS NULL AND url IN (SELECT value FROM json_each(?))",
+                    (_json([link.url for link in fresh]),))}
+                ids.update((link.key, by_url[link.url]) for link in fresh)
+                existing.update((link.key, by_url[link.url]) for link in fresh)
+            # Merging only ever adds; a state already set keeps its time. Rows with nothing
+            # to add are not touched, so the search index is not rewritten for nothing.
             await db.executemany(
                 """
                 UPDATE articles SET
@@ -114,7 +131,8 @@ class LibraryStore(StoreBase):
                     starred_at = CASE WHEN :starred AND starred_at IS NULL THEN :when ELSE starred_at END,
                     title = CASE WHEN title = url AND :title != '' THEN :title ELSE title END,
                     added_at = min(added_at, :added_at), sort_at = min(sort_at, :added_at)
-                WHERE id = :id
+                WHERE id = :id AND ((:read AND read_at IS NULL) OR (:starred AND starred_at IS NULL)
+                                    OR (title = url AND :title != '') OR added_at > :added_at)
                 """,
                 [{"id": article_id, "read": link.read, "starred": link.starred, "when": link.added_at or now,
                   "title": link.title, "added_at": link.added_at or float("inf")} for article_id, link in merged],
