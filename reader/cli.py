@@ -23,7 +23,7 @@ from .core import Reader, parse_int
 from .editions import Filters, make_edition, mark_read_after_download
 from .errors import Invalid, ReaderError, StorageError
 from .importers import ImportFileError, detect_format
-from .portability import PortabilityError, backup, export, import_files, salvage_export
+from .portability import PortabilityError, backup, export, export_bookmarks, import_files, salvage_export
 from .settings import Settings, describe
 from .store import Store
 from .store.check import check_file
@@ -307,6 +307,8 @@ def _library_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
                             help="feeds as OPML, saved, starred and cleaned articles as JSON")
     export.add_argument("--out", type=Path, default=Path("reader-export"),
                         help="a directory (feeds.opml + articles.json) or a FILE.json (default ./reader-export)")
+    export.add_argument("--bookmarks", type=Path, metavar="FILE.html",
+                        help="instead, the library as a Netscape bookmark file (what other apps import)")
     imp = sub.add_parser("import", parents=[common], help="move in: reader's export, Pocket, Instapaper, Omnivore, wallabag,"
                                                             " bookmarks, OPML; nothing is fetched, twice is harmless")
     imp.add_argument("files", type=Path, nargs="+", help="export files (any format, told by content) or directories")
@@ -383,6 +385,8 @@ def _export(settings: Settings, args: argparse.Namespace) -> int:
 
     async def run() -> list[Path]:
         async with await Store.open(settings.db) as store:
+            if args.bookmarks is not None:
+                return [await export_bookmarks(store, args.bookmarks)]
             return await export(store, args.out)
 
     try:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ReaderError
+from .importers import LinkRecord, Note, build_bookmarks_html
 from .moving import ImportOutcome
 from .opml import OpmlError, build_opml, parse_opml
 from .sanitize import clean_html, plain_text, valid_text
@@ -188,6 +189,23 @@ def _write_export(document: dict[str, Any], out: Path) -> list[Path]:
     _write(out / OPML_NAME, build_opml(document["feeds"]))
     _write(out / ARTICLES_NAME, data)
     return [out / OPML_NAME, out / ARTICLES_NAME]
+
+
+async def export_bookmarks(store: Store, out: Path) -> Path:
+    """The library (saved, starred and cleaned articles) as a Netscape bookmark file, which
+    every browser and read-later app imports: tags, time added, read state and notes kept."""
+    out = Path(out)
+    if not out.parent.is_dir():
+        raise PortabilityError(f"no such directory: {out.parent}")
+    document = await export_document(store)
+    links = []
+    for r in document["articles"]:
+        links.append(LinkRecord(
+            url=r["url"], title=r["title"] if r["title"] != r["url"] else "", tags=set(r["tags"]),
+            added_at=r["added_at"], read=r["read_at"] is not None, starred=r["starred_at"] is not None,
+            notes=[Note(n["text"], n["comment"], n["created_at"]) for n in r["notes"]]))
+    _write(out, build_bookmarks_html(links, "reader library"))
+    return out
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -210,3 +210,23 @@ async def test_tags_and_folders_through_the_api(quiet, settings):
     assert (await client.patch(f"/api/feeds/{feed_id}", json={"folder": None})).json()["folder"] is None
     assert (await client.patch(f"/api/feeds/{feed_id}", json={"folder": 3})).status_code == 422
     assert (await client.patch("/api/feeds/99999", json={"folder": "x"})).status_code == 404
+
+
+async def test_library_exports_as_bookmarks_that_import_back(settings, tmp_path):
+    assert (await run_cli(settings.db, "import", str(SAMPLES / "wallabag.json")))[0] == 0
+    out = tmp_path / "library.html"
+    code, _, err = await run_cli(settings.db, "export", "--bookmarks", str(out))
+    assert code == 0, err
+    fresh = tmp_path / "fresh.db"
+    code, stdout, err = await run_cli(fresh, "import", str(out))
+    assert code == 0 and "(netscape): 2 new links" in stdout, err
+    before, after = await library(settings.db), await library(fresh)
+    assert set(before) == set(after)
+    for url, article in before.items():
+        back = after[url]
+        assert back["tags"] == article["tags"] and back["added_at"] == int(article["added_at"])
+        assert (back["read_at"] is None) == (article["read_at"] is None)
+        # a bookmark has one description: the notes come back in it, one after another
+        described = "\n".join(n["text"] for n in back["notes"])
+        assert all(n["text"] in described for n in article["notes"])
+        assert bool(back["notes"]) == bool(article["notes"])
