@@ -29,6 +29,11 @@ _ATTRIBUTES = {
 }
 _SCHEMES = {"http", "https", "mailto"}
 _URL_ATTRIBUTES = {("a", "href"), ("img", "src")}
+# nh3 appends the attributes it sets on <img> from a Rust hash map, so their order changes
+# from one call to the next: the same page cleaned twice (an export imported back, a
+# re-cleaning) gave different HTML. One order, always. A quote in text or in an attribute
+# value is escaped, so this can only match the end of a tag.
+_SET_ATTRIBUTES = re.compile(r' decoding="async" loading="lazy"(\s*/?>)')
 
 
 def valid_text(text: str) -> str:
@@ -54,7 +59,7 @@ def clean_html(fragment: str, base_url: str | None = None) -> str:
             return None
         return url if scheme in _SCHEMES else None
 
-    return nh3.clean(
+    cleaned = nh3.clean(
         valid_text(fragment),
         tags=_TAGS,
         attributes=_ATTRIBUTES,
@@ -63,7 +68,8 @@ def clean_html(fragment: str, base_url: str | None = None) -> str:
         link_rel="noopener noreferrer nofollow",
         set_tag_attribute_values={"img": {"loading": "lazy", "decoding": "async"}},
         strip_comments=True,
-    ).strip()
+    )
+    return _SET_ATTRIBUTES.sub(r' loading="lazy" decoding="async"\1', cleaned).strip()
 
 
 _TAG = re.compile(r"<[^>]*>")

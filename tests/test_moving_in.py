@@ -153,8 +153,6 @@ async def test_import_fetches_nothing_even_when_the_links_are_reachable(settings
     assert pages.total == 0
 
 
-@pytest.mark.xfail(strict=False, reason="intermittently one article's record differs after the round trip;"
-                   " not yet diagnosed (see the issue 14 report)")
 async def test_round_trip_through_export_and_import_is_lossless(settings, tmp_path):
     omnivore = tmp_path / "omnivore.zip"
     omnivore.write_bytes(zipped_dir("omnivore"))

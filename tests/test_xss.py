@@ -238,6 +238,19 @@ def test_the_cleaner_makes_every_image_lazy_and_absolute():
     assert 'src="https://site.example/post/a.png"' in html and 'src="https://site.example/b.png"' in html
 
 
+def test_the_cleaner_gives_one_html_for_one_input_and_keeps_its_own_output():
+    """nh3 sets an image's loading and decoding from a hash map whose order changes per
+    call; an export imported back (which cleans again) must come out the same."""
+    from reader.sanitize import clean_html
+
+    source = '<p>A "quote": decoding="async" loading="lazy"&gt;</p><img src="https://a.example/1.png"><img src="/2.png"/>'
+    outputs = {clean_html(source, "https://a.example/") for _ in range(64)}
+    assert len(outputs) == 1
+    [once] = outputs
+    assert once.count('loading="lazy" decoding="async">') == 2
+    assert {clean_html(once) for _ in range(64)} == {once}
+
+
 # -- headers and the markup reader renders itself (moved from test_web.py) --------------------------------------------------------------------------
 
 
