@@ -13,7 +13,7 @@ The data flow, module by module:
     access       security headers, no cross-site writes (CSRF), the optional password
     feeds        fetch and parse subscriptions into headlines (never queues anything)
     discover     subscribe by a feed's or a site's URL (<link rel="alternate">)
-    opml         OPML import and export (no DOCTYPE, no entities)
+    opml         OPML import and export (no DOCTYPE, no entities: xmlguard, the one hardened expat)
     store/       every SQL statement, by entity: schema (and migrations), feeds, articles,
                  line (the queue and its claims), ledger, media (stored images and raw
                  pages), portable (export/import), search

@@ -22,6 +22,7 @@ from .sanitize import valid_text
 from .importers import FeedRecord, ImportFileError, ImportReport, build_opml_folders, parse_opml_folders
 from .store import Store
 from .urls import http_url
+from .xmlguard import REFUSED, Declared, read_guarded
 
 MAX_OPML_BYTES = 10_000_000
 
@@ -50,28 +51,12 @@ class ImportResult:
         return text
 
 
-class _Refused(Exception):
-    pass
-
-
-def _refuse(*_args: Any) -> Any:  # stands in for handlers of every signature: it raises
-    raise _Refused
-
-
 def _check_no_declarations(data: bytes) -> None:
-    """Let expat read the whole file with every declaration handler set to refuse."""
-    parser = expat.ParserCreate()
-    parser.StartDoctypeDeclHandler = _refuse
-    parser.EntityDeclHandler = _refuse
-    parser.UnparsedEntityDeclHandler = _refuse
-    parser.ExternalEntityRefHandler = _refuse
+    """Let the guarded expat read the whole file: any declaration is refused."""
     try:
-        parser.Parse(data, True)
-    except _Refused:
-        raise OpmlError(
-            "refused: the file declares a DOCTYPE or entities, which OPML never needs"
-            " (entity expansion is a known attack on XML readers)"
-        ) from None
+        read_guarded(data)
+    except Declared:
+        raise OpmlError(REFUSED) from None
     except expat.ExpatError as exc:
         raise OpmlError(f"not an OPML file (not well-formed XML: {expat.ErrorString(exc.code)},"
                         f" line {exc.lineno})") from None

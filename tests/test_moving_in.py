@@ -16,8 +16,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pytest
-
 from reader.store import Store
 
 from .helpers import app_client

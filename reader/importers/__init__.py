@@ -14,6 +14,8 @@ row, the rest comes in)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from .archives import Archive, parse_omnivore_zip, parse_pocket_zip, zip_kind
 from .base import (
@@ -64,7 +66,7 @@ def _unknown(name: str, what: str) -> ImportFileError:
                            + "; ".join(FORMATS.values()) + ".")
 
 
-def _sniff(data: bytes, name: str) -> tuple[str, object]:
+def _sniff(data: bytes, name: str) -> tuple[str, Archive | tuple[Any, str | None]]:
     """(format, what was already decoded on the way: an Archive, a JSON document, text)."""
     if len(data) > MAX_FILE_BYTES:
         raise ImportFileError(f"{name}: larger than {MAX_FILE_BYTES // 1_000_000} MB, more than an export would be")
@@ -126,7 +128,7 @@ def parse_file(data: bytes, name: str = "file") -> ParsedImport:
         else:
             parse_pocket_zip(found, collector)
     else:
-        content, note = found  # type: ignore[misc]
+        content, note = found
         if note:
             report.notes.append(note)
         if kind == "reader":
@@ -135,13 +137,14 @@ def parse_file(data: bytes, name: str = "file") -> ParsedImport:
         if kind == "opml":
             result.feeds = parse_opml_folders(content, name, report)
             return result
-        {
+        parsers: dict[str, Callable[[Any, Collector], None]] = {
             "wallabag": parse_wallabag,
             "omnivore": parse_omnivore_metadata,
             "pocket-csv": parse_pocket_csv,
             "instapaper-csv": parse_instapaper_csv,
             "netscape": parse_netscape,
             "pocket-html": parse_pocket_html,
-        }[kind](content, collector)
+        }
+        parsers[kind](content, collector)
     result.links = collector.links
     return result

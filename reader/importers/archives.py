@@ -152,7 +152,7 @@ def parse_pocket_zip(archive: Archive, collector: Collector) -> None:
         for number, entry in enumerate(document, 1):
             if not isinstance(entry, dict):
                 continue
-            notes = []
+            notes: list[Note] = []
             for highlight in as_list(entry.get("highlights")):
                 if isinstance(highlight, dict) and len(notes) < MAX_NOTES:
                     quote = long_text(highlight.get("quote"), MAX_NOTE)
@@ -163,7 +163,8 @@ def parse_pocket_zip(archive: Archive, collector: Collector) -> None:
                             created = None
                         notes.append(Note(quote, None, created))
             where = f"{posixpath.basename(member)} entry {number}"
-            existing = collector.find(entry.get("url")) if isinstance(entry.get("url"), str) else None
+            url = entry.get("url")
+            existing = collector.find(url) if isinstance(url, str) else None
             _attach(collector, where, entry, notes, existing)
 
 
@@ -180,8 +181,8 @@ def _attach(collector: Collector, where: str, entry: dict, notes: list[Note], ex
 
 def parse_omnivore_zip(archive: Archive, collector: Collector) -> None:
     names = archive.names()
-    metas = sorted((n for n in names if _OMNIVORE_META.search(n)),
-                   key=lambda n: int(_OMNIVORE_META.search(n).group(1)))
+    numbered = ((n, _OMNIVORE_META.search(n)) for n in names)
+    metas = [n for n, _ in sorted(((n, int(m.group(1))) for n, m in numbered if m), key=lambda pair: pair[1])]
     for member in metas:
         text = _text_of(archive, member, collector)
         if text is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterator
 
 from .base import MAX_NOTE, Collector, ImportFileError, Note, long_text
 
@@ -49,7 +50,7 @@ def refuse_columns(name: str, header: list[str]) -> ImportFileError:
     return ImportFileError(f"{name}: a CSV file with the columns {shown}; reader reads CSV files with {EXPECTED}")
 
 
-def _rows(text: str, collector: Collector, label: str, known: tuple[str, ...]):
+def _rows(text: str, collector: Collector, label: str, known: tuple[str, ...]) -> Iterator[tuple[str, dict[str, str]]]:
     """(where, {column: value}) for each data row; a row the CSV reader cannot read (a field
     past the size limit, a stray quote at the end) is reported and passed over."""
     reader = csv.reader(io.StringIO(text, newline=""))

@@ -85,7 +85,7 @@ def parse_wallabag(document: list[Any], collector: Collector) -> None:
             collector.report.add(where, "not an entry (not a JSON object)", kept=False)
             continue
         url = entry.get("url") or entry.get("given_url") or entry.get("origin_url")
-        notes = []
+        notes: list[Note] = []
         for annotation in as_list(entry.get("annotations")):
             if not isinstance(annotation, dict) or len(notes) >= MAX_NOTES:
                 continue

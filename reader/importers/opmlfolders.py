@@ -13,9 +13,9 @@ from __future__ import annotations
 import datetime
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
-from typing import Any
 from xml.parsers import expat
 
+from ..xmlguard import REFUSED, Declared, read_guarded
 from .base import (
     MAX_FOLDER_DEPTH,
     MAX_TITLE,
@@ -26,18 +26,6 @@ from .base import (
     normalize_url,
     one_line,
 )
-
-_REFUSED = ("refused: the file declares a DOCTYPE or entities, which OPML never needs"
-            " (entity expansion is a known attack on XML readers)")
-
-
-class _Refused(Exception):
-    pass
-
-
-def _refuse(*_args: Any) -> None:
-    raise _Refused
-
 
 def _get(attrs: dict[str, str], name: str) -> str:
     """An attribute by name in any case (xmlUrl, xmlURL and xmlurl are all in the wild)."""
@@ -56,12 +44,14 @@ def parse_opml_folders(data: bytes, name: str, report: ImportReport) -> list[Fee
     feeds: list[FeedRecord] = []
     seen: dict[str, tuple[FeedRecord, int]] = {}
     stack: list[str | None] = []  # one per open outline: a folder's name, None for a feed or nameless
-    state = {"root": None, "outline": 0}
+    root: list[str] = []  # the root element's name, once seen
+    outlines = 0
 
     def start(tag: str, attrs: dict[str, str]) -> None:
+        nonlocal outlines
         local = tag.rsplit(":", 1)[-1].lower()
-        if state["root"] is None:
-            state["root"] = local
+        if not root:
+            root.append(local)
             if local != "opml":
                 raise ImportFileError(f"{name}: not an OPML file (its root element is <{local[:40]}>, not <opml>)")
         if local != "outline":
@@ -71,8 +61,8 @@ def parse_opml_folders(data: bytes, name: str, report: ImportReport) -> list[Fee
             stack.append(one_line(_get(attrs, "title") or _get(attrs, "text"), MAX_TITLE) or None)
             return
         stack.append(None)
-        state["outline"] += 1
-        where = f"outline {state['outline']}"
+        outlines += 1
+        where = f"outline {outlines}"
         report.rows += 1
         good = http_url(url)
         if good is None:
@@ -92,24 +82,17 @@ def parse_opml_folders(data: bytes, name: str, report: ImportReport) -> list[Fee
         title = one_line(_get(attrs, "title") or _get(attrs, "text"), MAX_TITLE)
         feed = FeedRecord(url=good, title="" if title == good else title, site_url=http_url(_get(attrs, "htmlUrl")),
                           folder=folder)
-        seen[key] = (feed, state["outline"])
+        seen[key] = (feed, outlines)
         feeds.append(feed)
 
     def end(tag: str) -> None:
         if tag.rsplit(":", 1)[-1].lower() == "outline" and stack:
             stack.pop()
 
-    parser = expat.ParserCreate()
-    parser.StartDoctypeDeclHandler = _refuse
-    parser.EntityDeclHandler = _refuse
-    parser.UnparsedEntityDeclHandler = _refuse
-    parser.ExternalEntityRefHandler = _refuse
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
     try:
-        parser.Parse(data, True)
-    except _Refused:
-        raise ImportFileError(f"{name}: {_REFUSED}") from None
+        read_guarded(data, start, end)
+    except Declared:
+        raise ImportFileError(f"{name}: {REFUSED}") from None
     except expat.ExpatError as exc:
         raise ImportFileError(f"{name}: not an OPML file (not well-formed XML: {expat.ErrorString(exc.code)},"
                               f" line {exc.lineno})") from None
@@ -143,4 +126,5 @@ def build_opml_folders(feeds: Iterable[FeedRecord], title: str = "reader subscri
             attributes["htmlUrl"] = feed.site_url
         ET.SubElement(folders[path], "outline", attributes)
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    written: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return written + b"\n"

@@ -1,0 +1,43 @@
+"""The one hardened way reader reads XML it did not write (OPML, flat or with folders).
+
+expat reads the bytes itself (it sees through any encoding a file declares), with a
+handler on every declaration that raises before anything is expanded: OPML never needs a
+DOCTYPE or an entity, and entity expansion ("billion laughs") and external entities are
+how XML files attack their readers. No tree is built here; callers give element handlers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from xml.parsers import expat
+
+REFUSED = ("refused: the file declares a DOCTYPE or entities, which OPML never needs"
+           " (entity expansion is a known attack on XML readers)")
+
+
+class Declared(Exception):
+    """The file declared a DOCTYPE or an entity: refused, nothing expanded."""
+
+
+def _refuse(*_args: Any) -> Any:  # stands in for handlers of every signature: it raises
+    raise Declared(REFUSED)
+
+
+def read_guarded(
+    data: bytes,
+    start: Callable[[str, dict[str, str]], None] | None = None,
+    end: Callable[[str], None] | None = None,
+) -> None:
+    """Parse the whole document, calling `start(tag, attributes)` and `end(tag)` per element.
+    Raises Declared, expat.ExpatError (not well-formed), LookupError (an encoding Python
+    has no codec for) or RecursionError; whatever the handlers raise passes through."""
+    parser = expat.ParserCreate()
+    parser.StartDoctypeDeclHandler = _refuse
+    parser.EntityDeclHandler = _refuse
+    parser.UnparsedEntityDeclHandler = _refuse
+    parser.ExternalEntityRefHandler = _refuse
+    if start is not None:
+        parser.StartElementHandler = start
+    if end is not None:
+        parser.EndElementHandler = end
+    parser.Parse(data, True)
