@@ -59,6 +59,7 @@ async def running(
         if worker else None
     )
     background: list[asyncio.Task[None]] = []
+    reader: Reader | None = None
     try:
         if the_worker is not None:
             background.append(asyncio.create_task(the_worker.run(), name="worker"))
@@ -68,8 +69,11 @@ async def running(
                                      max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout),
                 name="refresher",
             ))
-        yield Reader(settings, store, client, pool, cleaner, the_worker)
+        reader = Reader(settings, store, client, pool, cleaner, the_worker)
+        yield reader
     finally:
+        if reader is not None:
+            await reader.finish_imports()
         if the_worker is not None:
             the_worker.stop()
         await cleaner.drain(settings.shutdown_grace)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
@@ -29,9 +30,9 @@ from .errors import ExtractionFailed, Invalid, NotFound, Stopping
 from .extract import CpuPool
 from .feeds import RefreshResult, refresh_feeds
 from .line import Timings, Work, estimate_waits
-from .moving import ImportFileError, ImportOutcome, apply, parse
+from .moving import ImportFileError, ImportJob, ImportOutcome, Progress, apply, parse
 from .opml import ImportResult, OpmlError, export_opml, import_opml
-from .portability import import_export_data
+from .portability import bookmarks_html, import_export_data
 from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
 from .records import READING_LIST, Article, ArticleFilter, Content, Feed, Marked, StoredImage
 from .settings import Settings
@@ -41,6 +42,8 @@ from .worker import Worker
 
 __all__ = ["LANES", "READING_LIST", "ArticleFilter", "Marked", "parse_filter", "MAX_ID", "MAX_LIMIT", "SEARCH_MAX_OFFSET", "Reader", "parse_bool", "parse_int",
            "parse_tags", "parse_title", "snippet_html"]
+
+log = logging.getLogger(__name__)
 
 LANES = ("normal", "next")
 # How an image is named in its article's HTML: the sha256 of its bytes, hex.
@@ -52,6 +55,7 @@ MAX_BULK = 10_000
 MAX_TAG = 100
 MAX_TAGS = 100
 MAX_NAME = 200  # a tag or folder named in a filter
+MAX_IMPORT_JOBS = 20  # finished web imports kept for their report pages
 
 
 def _match(text: str) -> str:
@@ -151,6 +155,8 @@ class Reader:
         self.pool = pool
         self.cleaner = cleaner
         self.worker = worker
+        self.imports: dict[int, ImportJob] = {}  # the web form's imports, the latest few
+        self._import_tasks: set[asyncio.Task[None]] = set()
 
     # -- articles -------------------------------------------------------------------
 
@@ -320,6 +326,25 @@ class Reader:
             raise NotFound("no such article")
         return found
 
+    async def tag_many(self, tags: Any, *, ids: Sequence[int] | None = None, within: ArticleFilter | None = None,
+                       until: int | None = None) -> int:
+        """Tag a selection at once: these articles, or everything the filter matches up to
+        article `until` (as mark_many). Adds the tags; how many articles were tagged."""
+        names = parse_tags(tags)
+        if not names:
+            raise Invalid("tags: name at least one tag to add")
+        if ids is None and until is None:
+            raise Invalid("give the articles' ids, or a filter with until (the newest article id shown)")
+        if ids is not None and len(ids) > MAX_BULK:
+            raise Invalid(f"at most {MAX_BULK} ids at once; use a filter with until for more")
+        f = within or ArticleFilter()
+        if f.state is not None and f.state not in STATES:
+            raise Invalid(f"state must be one of {', '.join(STATES)}")
+        match = _match(f.q) if f.q else None
+        return await self.store.tag_many(
+            names, ids=ids, until=until if ids is None else None, state=f.state, feed_id=f.feed_id,
+            unread=f.unread, starred=f.starred, match=match, tag=f.tag, folder=f.folder)
+
     async def notes(self, article_id: int) -> list[dict[str, Any]]:
         """Highlights and annotations brought from other apps, oldest first."""
         return await self.store.notes_of(article_id)
@@ -327,7 +352,7 @@ class Reader:
     async def tags(self) -> list[dict[str, Any]]:
         return await self.store.all_tags()
 
-    async def import_file(self, data: bytes, name: str, progress: Any = None) -> ImportOutcome:
+    async def import_file(self, data: bytes, name: str, progress: Progress | None = None) -> ImportOutcome:
         """Move in: any export format reader understands, told apart by content. Queues
         nothing and fetches nothing (feeds are left to the refresher or a refresh)."""
         try:
@@ -337,6 +362,39 @@ class Reader:
         if parsed.native is not None:
             return await import_export_data(self.store, data, name)
         return await apply(self.store, parsed, progress)
+
+    def start_import(self, data: bytes, name: str) -> ImportJob:
+        """import_file in the background, its progress and outcome on the job: the web
+        form answers at once and its page follows the job."""
+        job = ImportJob(id=max(self.imports, default=0) + 1, name=name)
+        self.imports[job.id] = job
+        for old in sorted(self.imports)[:-MAX_IMPORT_JOBS]:
+            if self.imports[old].finished:
+                del self.imports[old]
+
+        async def run() -> None:
+            try:
+                job.outcome = await self.import_file(data, name, job.progress)
+            except Invalid as exc:
+                job.error = exc.message
+            except Exception as exc:  # a storage failure: the page says so, the server goes on
+                log.exception("import of %s failed", name)
+                job.error = f"the import stopped: {exc}; what was stored stays, and importing again merges"
+
+        task = asyncio.create_task(run(), name=f"import-{job.id}")
+        self._import_tasks.add(task)
+        task.add_done_callback(self._import_tasks.discard)
+        return job
+
+    def import_job(self, job_id: int) -> ImportJob:
+        job = self.imports.get(job_id)
+        if job is None:
+            raise NotFound("no such import (imports are kept until the server restarts)")
+        return job
+
+    async def finish_imports(self) -> None:
+        """Shutdown: let running imports finish (each batch is its own transaction)."""
+        await asyncio.gather(*self._import_tasks, return_exceptions=True)
 
     async def save(self, url: Any, title: Any = None) -> tuple[Article, bool]:
         """Save any link as an article without a feed; (article, created). Queues
@@ -500,6 +558,10 @@ class Reader:
             return await import_opml(self.store, data)
         except OpmlError as exc:
             raise Invalid(f"{name}: {exc}") from None
+
+    async def export_bookmarks(self) -> bytes:
+        """The library as Netscape bookmark HTML, the format every other app imports."""
+        return await bookmarks_html(self.store)
 
     async def export_opml(self) -> bytes:
         return await export_opml(self.store)

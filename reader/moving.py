@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import html
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .importers import ImportFileError, LinkRecord, ParsedImport, normalize_url, parse_file
@@ -17,6 +19,8 @@ from .sanitize import plain_text
 from .store import ImportLink, Store
 
 BATCH = 2_000  # links per transaction: progress can be shown, and the writer lock is never held long
+
+Progress = Callable[[int, int], None]  # (links done, links in the file)
 
 
 @dataclass
@@ -67,7 +71,7 @@ def parse(data: bytes, name: str) -> ParsedImport:
     return parse_file(data, name)
 
 
-async def apply(store: Store, parsed: ParsedImport, progress: object = None) -> ImportOutcome:
+async def apply(store: Store, parsed: ParsedImport, progress: Progress | None = None) -> ImportOutcome:
     """Store what a parsed file holds. `progress(done, total)` is called after each batch."""
     report = parsed.report
     outcome = ImportOutcome(name=parsed.name, format=parsed.format, merged=report.merged,
@@ -89,9 +93,31 @@ async def apply(store: Store, parsed: ParsedImport, progress: object = None) -> 
         outcome.new += counts.new
         outcome.merged += counts.merged
         outcome.contents += counts.contents
-        if callable(progress):
+        if progress is not None:
             progress(min(start + BATCH, len(links)), len(links))
     return outcome
 
 
-__all__ = ["ImportFileError", "ImportOutcome", "apply", "parse"]
+@dataclass
+class ImportJob:
+    """One import started from the web form, running while its page shows how far it got.
+    Kept in memory by the process that runs it: an import is seconds, and one cut short
+    by a restart is finished by importing the file again (which merges)."""
+
+    id: int
+    name: str
+    started_at: float = field(default_factory=time.time)
+    done: int = 0  # links stored so far
+    total: int | None = None  # links in the file, once it is read
+    outcome: ImportOutcome | None = None
+    error: str | None = None  # the file as a whole was refused: why
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None or self.error is not None
+
+    def progress(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+
+__all__ = ["ImportFileError", "ImportJob", "ImportOutcome", "Progress", "apply", "parse"]

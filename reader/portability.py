@@ -192,11 +192,17 @@ def _write_export(document: dict[str, Any], out: Path) -> list[Path]:
 
 
 async def export_bookmarks(store: Store, out: Path) -> Path:
-    """The library (saved, starred and cleaned articles) as a Netscape bookmark file, which
-    every browser and read-later app imports: tags, time added, read state and notes kept."""
+    """The library as a Netscape bookmark file (bookmarks_html), written to `out`."""
     out = Path(out)
     if not out.parent.is_dir():
         raise PortabilityError(f"no such directory: {out.parent}")
+    _write(out, await bookmarks_html(store))
+    return out
+
+
+async def bookmarks_html(store: Store) -> bytes:
+    """The library (saved, starred and cleaned articles) as a Netscape bookmark file, which
+    every browser and read-later app imports: tags, time added, read state and notes kept."""
     document = await export_document(store)
     links = []
     for r in document["articles"]:
@@ -204,8 +210,7 @@ async def export_bookmarks(store: Store, out: Path) -> Path:
             url=r["url"], title=r["title"] if r["title"] != r["url"] else "", tags=set(r["tags"]),
             added_at=r["added_at"], read=r["read_at"] is not None, starred=r["starred_at"] is not None,
             notes=[Note(n["text"], n["comment"], n["created_at"]) for n in r["notes"]]))
-    _write(out, build_bookmarks_html(links, "reader library"))
-    return out
+    return build_bookmarks_html(links, "reader library")
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -118,7 +118,7 @@ class Settings:
         " any other Host header gets 421, which stops DNS rebinding", _hosts)
     max_upload_bytes: int = _setting(
         "READER_MAX_UPLOAD_BYTES", 20_000_000,
-        "largest request body for a file upload (OPML import); other forms and JSON get 1 MB, requests before login 16 KB",
+        "largest request body for a file upload (the import form: OPML or any export reader reads); other forms and JSON get 1 MB, requests before login 16 KB",
         int)
     header_timeout: float = _setting(
         "READER_HEADER_TIMEOUT", 10.0,

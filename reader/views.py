@@ -32,8 +32,9 @@ from .core import (
 from .editions import Filters, article_book, catalog, make_edition, mark_read_after_download
 from .errors import Invalid, NotFound, ReaderError, Stopping
 from .extract import reading_minutes
+from .importers import ImportFileError, detect_format
 from .line import describe_wait
-from .records import Article, Content
+from .records import Article, Content, Feed
 from .sanitize import plain_text
 from .resources import templates_dir
 from .store import STATES
@@ -105,7 +106,7 @@ def error_response(request: Request, error: ReaderError) -> Response:
 
 
 # Query parameters a page reads once, for its notice, and never passes on in its links.
-_NOTICE_PARAMS = ("marked", "undo", "restored")
+_NOTICE_PARAMS = ("marked", "undo", "restored", "tagged")
 
 
 def _list_url(f: ArticleFilter, **extra: Any) -> str:
@@ -148,6 +149,8 @@ def _bulk_notice(params: QueryParams) -> dict[str, Any] | None:
             return {"marked": marked, "stamp": repr(stamp) if stamp == stamp else None}
         if params.get("restored") is not None:
             return {"restored": int(params["restored"])}
+        if params.get("tagged") is not None:
+            return {"tagged": int(params["tagged"])}
     except ValueError:
         return None
     return None
@@ -198,8 +201,9 @@ async def browse(request: Request) -> Response:
         feed_id=feed_id, unread=f.unread, starred=f.starred, query=text, message=message, offset=offset,
         feeds=feeds, states=STATES, here=here, filter=f, with_filter=_with, list_param=_list_param(f),
         unread_counts=counts, unread_total=sum(counts.values()), reading_list=f.is_reading_list,
-        unread_ids=",".join(str(a.id) for a in articles if a.read_at is None), newest=await reader.newest_id(),
-        bulk=_bulk_notice(params), **await _nav(request),
+        unread_ids=",".join(str(a.id) for a in articles if a.read_at is None),
+        page_ids=",".join(str(a.id) for a in articles), newest=await reader.newest_id(),
+        bulk=_bulk_notice(params), list_name=_list_name(f), **await _nav(request),
     )
 
 
@@ -220,6 +224,36 @@ async def mark_many(request: Request) -> Response:
     target = back_to(form)
     notice = urlencode({"marked": len(marked.ids), "undo": repr(marked.stamp) if marked.stamp else ""})
     return RedirectResponse(target + ("&" if "?" in target else "?") + notice, status_code=303)
+
+
+async def tag_many(request: Request) -> Response:
+    """POST /articles/tags: add the tags typed (`tags`, separated by commas) to the cards
+    on the page (ids) or to everything the list's filter matches up to `until`; back to
+    the list, saying how many were tagged."""
+    form = await checked_form(request)
+    ids: list[int] | None = None
+    if form.get("ids") is not None:
+        try:
+            ids = [int(i) for i in str(form.get("ids") or "").split(",") if i.strip()]
+        except ValueError:
+            return error_page(request, 422, "ids must be article ids")
+    until = parse_int(str(form.get("until") or "") or None, "until", low=0) if ids is None else None
+    tagged = await reader_of(request).tag_many(str(form.get("tags") or ""), ids=ids, within=parse_filter(form),
+                                               until=until)
+    target = back_to(form)
+    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode({"tagged": tagged}),
+                            status_code=303)
+
+
+async def set_tags(request: Request) -> Response:
+    """POST /articles/{id}/tags: exactly the tags typed (`tags`, separated by commas;
+    empty removes them all). htmx gets the card; without JavaScript, back where the
+    person was (the card's list or the reader view)."""
+    form = await checked_form(request)
+    reader = reader_of(request)
+    article_id = request.path_params["id"]
+    await reader.set_tags([article_id], str(form.get("tags") or ""))
+    return await _card_or_back(request, await reader.article(article_id), form)
 
 
 async def undo_mark(request: Request) -> Response:
@@ -318,8 +352,10 @@ async def _through(request: Request, article_id: int) -> dict[str, Any]:
     f, carry = _list_of(request.query_params)
     prev, nxt = await reader_of(request).neighbours(f, article_id)
     back = _list_url(f) if carry else "/"
+    # highlights and annotations brought from other apps; a tuple, so a page's version hashes it
+    notes = tuple((n["text"], n["comment"], n["created_at"]) for n in await reader_of(request).notes(article_id))
     return {"prev": prev, "next": nxt, "carry": carry, "back": back, "list_name": _list_name(f),
-            **await _nav(request)}
+            "notes": notes, **await _nav(request)}
 
 
 def _list_name(f: ArticleFilter) -> str:
@@ -327,7 +363,8 @@ def _list_name(f: ArticleFilter) -> str:
         return "ready to read"
     if f.q:
         return f"search: {f.q}"
-    words = [w for w in (f.state, "unread" if f.unread else None, "starred" if f.starred else None) if w]
+    words = [w for w in (f.state, "unread" if f.unread else None, "starred" if f.starred else None,
+                         f"tag {f.tag}" if f.tag else None, f"folder {f.folder}" if f.folder else None) if w]
     return " · ".join(words) or "headlines"
 
 
@@ -631,13 +668,34 @@ def _import_notice(query: QueryParams, refresher_on: bool) -> str | None:
     return notice
 
 
+def _folders(feeds: list[Feed]) -> list[tuple[str | None, list[Feed], int]]:
+    """The feeds by folder, each folder with its unread count: the folders by name, then
+    the feeds in none."""
+    groups: dict[str | None, list[Feed]] = {}
+    for feed in feeds:
+        groups.setdefault(feed.folder, []).append(feed)
+    names = sorted((k for k in groups if k is not None), key=str.lower)
+    order: list[str | None] = [*names, None] if None in groups else list(names)
+    return [(name, groups[name], sum(f.unread or 0 for f in groups[name])) for name in order]
+
+
 async def _feeds_page(request: Request, status: int = 200, **context: Any) -> Response:
     reader = reader_of(request)
     context.setdefault("notice", None)
     if "feeds" not in context:
         context["feeds"] = await reader.feeds()
-    return render(request, "feeds.html", status=status, bookmarklet=bookmarklet(request), **context,
-                  **await _nav(request))
+    return render(request, "feeds.html", status=status, bookmarklet=bookmarklet(request),
+                  folders=_folders(context["feeds"]), **context, **await _nav(request))
+
+
+async def set_folder(request: Request) -> Response:
+    """POST /feeds/{id}/folder: put the feed in the folder typed (empty: in none)."""
+    form = await checked_form(request)
+    try:
+        await reader_of(request).set_folder(request.path_params["id"], str(form.get("folder") or ""))
+    except Invalid as exc:
+        return await _feeds_page(request, status=422, message=exc.message)
+    return RedirectResponse("/feeds", status_code=303)
 
 
 async def rename_feed(request: Request) -> Response:
@@ -649,16 +707,19 @@ async def rename_feed(request: Request) -> Response:
     return RedirectResponse("/feeds", status_code=303)
 
 
-async def import_opml_form(request: Request) -> Response:
-    """An OPML upload: subscribe to every feed in it; fetch the new ones now only if there
-    are a few, otherwise leave them to the background refresher (feeds_due picks up
-    feeds never refreshed) so the page answers at once."""
+async def import_form(request: Request) -> Response:
+    """An upload of any file reader imports, told apart by content. Another app's library
+    is imported in the background, and the answer is its page, which follows the import
+    to its report; nothing is fetched or queued. An OPML upload subscribes to every feed
+    in it (with its folders) and fetches the new ones now only if there are a few,
+    otherwise leaves them to the background refresher (feeds_due picks up feeds never
+    refreshed) so the page answers at once."""
     reader = reader_of(request)
     form = await checked_form(request)
-    upload = form.get("opml")
+    upload = form.get("file") or form.get("opml")
     if upload is None or isinstance(upload, str):
         await form.close()
-        return await _feeds_page(request, status=422, message="choose an OPML file to import")
+        return await _feeds_page(request, status=422, message="choose a file to import")
     try:
         limit = reader.settings.max_upload_bytes
         data = await upload.read(limit + 1)
@@ -666,8 +727,16 @@ async def import_opml_form(request: Request) -> Response:
         await form.close()  # the spooled upload file
     if len(data) > limit:
         return await _feeds_page(request, status=422, message=f"the file is larger than {limit:,} bytes")
+    name = upload.filename or "the file"
     try:
-        result = await reader.import_opml(data, upload.filename or "the file")
+        kind = await asyncio.to_thread(detect_format, data, name)
+    except ImportFileError as exc:
+        return await _feeds_page(request, status=422, message=str(exc))
+    if kind != "opml":
+        job = reader.start_import(data, name)
+        return RedirectResponse(f"/imports/{job.id}", status_code=303)
+    try:
+        result = await reader.import_opml(data, name)
     except Invalid as exc:
         return await _feeds_page(request, status=422, message=exc.message)
     waiting = 0
@@ -679,6 +748,19 @@ async def import_opml_form(request: Request) -> Response:
     query = urlencode([("imported", len(result.added)), ("existing", result.existing),
                        ("skipped", len(result.skipped)), ("waiting", waiting), *(("failed", i) for i in failed)])
     return RedirectResponse("/feeds?" + query, status_code=303)
+
+
+async def import_page(request: Request) -> Response:
+    """One web import: how far it got while it runs (the page reloads itself), then its
+    report: new, already there, with their texts, and each skipped row with its reason."""
+    job = reader_of(request).import_job(request.path_params["id"])
+    return render(request, "import.html", job=job, **await _nav(request))
+
+
+async def export_bookmarks_file(request: Request) -> Response:
+    body = await reader_of(request).export_bookmarks()
+    return Response(body, media_type="text/html; charset=utf-8",
+                    headers={"content-disposition": 'attachment; filename="reader-library.html"'})
 
 
 async def export_opml_file(request: Request) -> Response:
@@ -755,6 +837,8 @@ routes = [
     Route("/", browse, methods=["GET"]),
     Route("/articles/read", mark_many, methods=["POST"]),
     Route("/articles/read/undo", undo_mark, methods=["POST"]),
+    Route("/articles/tags", tag_many, methods=["POST"]),
+    Route("/articles/{id:rowid}/tags", set_tags, methods=["POST"]),
     Route("/articles/{id:rowid}", read, methods=["GET"]),
     Route("/articles/{id:rowid}/card", card, methods=["GET"]),
     Route("/articles/{id:rowid}/body", reading_body, methods=["GET"]),
@@ -768,7 +852,10 @@ routes = [
     Route("/feeds", subscribe, methods=["POST"]),
     Route("/feeds/{id:rowid}/delete", unsubscribe, methods=["POST"]),
     Route("/feeds/{id:rowid}/rename", rename_feed, methods=["POST"]),
-    Route("/feeds/import", import_opml_form, methods=["POST"]),
+    Route("/feeds/{id:rowid}/folder", set_folder, methods=["POST"]),
+    Route("/feeds/import", import_form, methods=["POST"]),
+    Route("/imports/{id:rowid}", import_page, methods=["GET"]),
+    Route("/library.html", export_bookmarks_file, methods=["GET"]),
     Route("/feeds.opml", export_opml_file, methods=["GET"]),
     Route("/refresh", refresh_now, methods=["POST"]),
     Route("/save", save_page, methods=["GET"]),

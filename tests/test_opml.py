@@ -226,9 +226,11 @@ async def test_a_large_upload_is_left_to_the_refresher_and_bad_files_are_refused
         bomb = await client.post("/feeds/import", files={"opml": ("bomb.opml", LAUGHS.encode(), "text/xml")})
         assert bomb.status_code == 422 and "refused: the file declares a DOCTYPE or entities" in bomb.text
         wrong = await client.post("/feeds/import", files={"opml": ("notes.txt", b"just some notes", "text/plain")})
-        assert wrong.status_code == 422 and "notes.txt: not an OPML file" in wrong.text
+        # refused with every format the form reads, OPML among them
+        assert wrong.status_code == 422 and "notes.txt: a file of another kind, not a format reader can import" in wrong.text
+        assert "an OPML list of feeds" in wrong.text and "wallabag" in wrong.text
         missing = await client.post("/feeds/import", data={"other": "x"})
-        assert missing.status_code == 422 and "choose an OPML file" in missing.text
+        assert missing.status_code == 422 and "choose a file to import" in missing.text
         assert len((await client.get("/api/feeds")).json()["feeds"]) == 25
 
 

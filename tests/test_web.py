@@ -230,10 +230,10 @@ async def test_a_card_being_cleaned_says_so_and_keeps_polling(settings, pages):
             card = (await client.get(f"/articles/{ids[0]}/card")).text
             assert "cleaning…" in card
             assert 'class="pending-id"' in card  # still collected by the page's poller
-            # nothing to queue or unqueue while it is being cleaned (star and read stay)
+            # nothing to queue or unqueue while it is being cleaned (star, read and tags stay)
             assert "/queue\"" not in card and "/unqueue\"" not in card
             assert re.findall(r'<form\b[^>]*action="([^"]+)"', card) == [
-                f"/articles/{ids[0]}/star", f"/articles/{ids[0]}/read"]
+                f"/articles/{ids[0]}/star", f"/articles/{ids[0]}/read", f"/articles/{ids[0]}/tags"]
         finally:
             gate.set()
         await wait_for(lambda: _is_ready(client, ids[0]), timeout=30)
@@ -398,7 +398,8 @@ async def test_the_stats_page_shows_the_ledger_counts(quiet, pages):
     response = await quiet.get("/stats")
     assert response.status_code == 200
     shown = dict(re.findall(r"<dt>(\w+)</dt><dd>(\d+)</dd>", response.text))
-    assert shown == {"started": "2", "cached": "1", "failed": "1", "abandoned": "0", "running": "0", "queued": "1"}
+    assert shown == {"started": "2", "cached": "1", "failed": "1", "abandoned": "0", "running": "0", "queued": "1",
+                     "imported": "0"}
     # the latest runs, newest first, by their articles' titles (linked), not numbers
     runs = re.findall(r'<tr><td><a href="/articles/(\d+)">([^<]*)</a></td><td>(\w+)</td><td>(\w+)</td>', response.text)
     titles = {a["id"]: a["title"] for a in (await quiet.get("/api/articles")).json()["items"]}

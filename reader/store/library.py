@@ -16,7 +16,8 @@ from typing import Any
 
 import aiosqlite
 
-from .base import StoreBase, rows_of
+from .articles import _filters
+from .base import _ARTICLE_JOINS, StoreBase, rows_of
 from .feeds import insert_feed
 
 
@@ -218,6 +219,29 @@ class LibraryStore(StoreBase):
                 [(i, t) for i in present for t in tag_ids.values()])
             await db.execute("DELETE FROM tags WHERE id NOT IN (SELECT tag_id FROM article_tags)")
             return len(present)
+
+    async def tag_many(
+        self, tags: Sequence[str], *, ids: Sequence[int] | None = None, until: int | None = None,
+        state: str | None = None, feed_id: int | None = None, unread: bool = False, starred: bool = False,
+        match: str | None = None, tag: str | None = None, folder: str | None = None,
+    ) -> int:
+        """Add these tags to the articles with these ids, or to every article the filter
+        matches whose id is at most `until` (nothing added since is touched); how many
+        articles that was, in one transaction."""
+        params: dict[str, Any] = {"now": time.time()}
+        where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
+                         match=match, tag=tag, folder=folder)
+        if until is not None:
+            where.append("a.id <= :until")
+            params["until"] = until
+        async with self._transaction() as db:
+            chosen = [r["id"] for r in await rows_of(
+                db, f"SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where) or '1'}", params)]
+            tag_ids = await _tag_ids(db, tags)
+            await db.executemany(
+                "INSERT INTO article_tags (article_id, tag_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [(i, t) for i in chosen for t in tag_ids.values()])
+            return len(chosen)
 
     async def all_tags(self) -> list[dict[str, Any]]:
         return await self._all(
