@@ -86,6 +86,8 @@ async def apply(store: Store, parsed: ParsedImport, progress: Progress | None = 
         outcome.feeds_there = len(results) - outcome.feeds_new + report.merged
         outcome.merged = 0  # the file's duplicate outlines were feeds, not links
     links = parsed.links
+    if progress is not None and links:
+        progress(0, len(links))  # the file is read: from here on it is storing
     known = await store.saved_link_keys(normalize_url) if links else {}
     for start in range(0, len(links), BATCH):
         batch = await asyncio.to_thread(lambda part: [_prepared(link) for link in part], links[start:start + BATCH])
