@@ -163,16 +163,29 @@ async def list_articles(request: Request) -> Response:
     return JSONResponse({"items": [article_json(a) for a in articles]})
 
 
+def _bulk_ids(body: dict[str, Any]) -> list[int] | None:
+    raw_ids = body.get("ids")
+    if raw_ids is None:
+        return None
+    if not isinstance(raw_ids, list):
+        raise Invalid("ids must be a list of article ids")
+    return [parse_int(i, "ids") or 0 for i in raw_ids]
+
+
+async def tag_many(request: Request) -> Response:
+    """POST /api/articles/tags {"tags": [...], "ids": [...]} or with the filter's parameters
+    and "until": add the tags to a selection at once."""
+    body = await json_body(request)
+    tagged = await reader_of(request).tag_many(body.get("tags", []), ids=_bulk_ids(body), within=parse_filter(body),
+                                               until=parse_int(body.get("until"), "until", low=0))
+    return JSONResponse({"tagged": tagged})
+
+
 async def _mark_many(request: Request, read: bool) -> Response:
     """POST (read) / DELETE (unread) /api/articles/read: {"ids": [...]} or the filter's
     parameters with "until", the newest article id the client has seen."""
     body = await json_body(request)
-    raw_ids = body.get("ids")
-    ids: list[int] | None = None
-    if raw_ids is not None:
-        if not isinstance(raw_ids, list):
-            raise Invalid("ids must be a list of article ids")
-        ids = [parse_int(i, "ids") or 0 for i in raw_ids]
+    ids = _bulk_ids(body)
     until = parse_int(body.get("until"), "until", low=0)
     marked = await reader_of(request).mark_many(read, ids=ids, within=parse_filter(body), until=until)
     return JSONResponse({"changed": len(marked.ids), "ids": marked.ids})
@@ -262,6 +275,7 @@ routes = [
     Route("/api/articles", list_articles, methods=["GET"]),
     Route("/api/articles", save_article, methods=["POST"]),
     Route("/api/articles/read", mark_many_read, methods=["POST"]),
+    Route("/api/articles/tags", tag_many, methods=["POST"]),
     Route("/api/articles/read", mark_many_unread, methods=["DELETE"]),
     Route("/api/articles/{id:rowid}", get_article, methods=["GET"]),
     Route("/api/articles/{id:rowid}/queue", queue_article, methods=["POST"]),

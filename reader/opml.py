@@ -1,12 +1,14 @@
 """OPML in and out: move subscriptions from and to other readers.
 
-Reading: folders (an outline holding outlines) are flattened; every outline with an
-`xmlUrl` is a feed, wherever it sits. A file with a DOCTYPE or an ENTITY declaration is
-refused before it is parsed: OPML never needs one, and entity expansion ("billion
-laughs") and external entities are how XML files attack their readers. The check runs
-in expat itself (which sees through any encoding), so nothing is ever expanded.
+Reading: every outline with an `xmlUrl` is a feed, wherever it sits; import_opml puts
+each in the folder around it (an outline holding outlines; reader.importers reads those).
+A file with a DOCTYPE or an ENTITY declaration is refused before it is parsed: OPML never
+needs one, and entity expansion ("billion laughs") and external entities are how XML
+files attack their readers. The check runs in expat itself (reader/xmlguard.py, which
+sees through any encoding), so nothing is ever expanded.
 
-Writing: one flat list of `<outline type="rss">` with text, title, xmlUrl and htmlUrl.
+Writing: export_opml nests each feed in its folder's outlines; build_opml writes one flat
+list of `<outline type="rss">` with text, title, xmlUrl and htmlUrl.
 """
 
 from __future__ import annotations

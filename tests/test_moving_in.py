@@ -200,6 +200,14 @@ async def test_tags_and_folders_through_the_api(quiet, settings):
         response = await client.post(f"/api/articles/{saved['id']}/tags", json=bad)
         assert 400 <= response.status_code < 500 and "tag" in response.json()["error"]
     assert (await client.post("/api/articles/999999/tags", json={"tags": ["x"]})).status_code == 404
+    # a selection at once: by ids, or by a filter up to the newest article seen
+    tagged = await client.post("/api/articles/tags", json={"tags": ["bulk"], "ids": [saved["id"], other["id"]]})
+    assert tagged.status_code == 200 and tagged.json() == {"tagged": 2}
+    starry = await client.post("/api/articles/tags", json={"tags": "starry", "starred": True, "until": other["id"]})
+    assert starry.json() == {"tagged": 1}
+    assert (await client.get(f"/api/articles/{other['id']}")).json()["tags"] == ["bulk", "Later", "starry"]
+    for bad in ({"tags": ["x"]}, {"tags": [], "ids": [saved["id"]]}, {"tags": ["x"], "ids": "1"}):
+        assert (await client.post("/api/articles/tags", json=bad)).status_code == 422
 
     async with await Store.open(settings.db) as store:
         feed_id, _ = await store.add_feed("https://feeds.example/rss", "Feed")
