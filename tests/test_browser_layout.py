@@ -203,19 +203,19 @@ def test_density_at_both_sizes(site, context_for):
         # One control in sight; the rest (queue first, star, mark read, original) behind "more".
         assert [b.inner_text() for b in row.locator("button:visible, a.button:visible").all()] == ["queue"]
         more = row.locator("details.more")
-        more.locator("summary").click()
+        more.locator("> summary").click()
         for name in ("queue first", "star", "mark read"):
             expect(more.get_by_role("button", name=name, exact=True)).to_be_visible()
         expect(more.get_by_role("link", name="original")).to_be_visible()
         assert page.evaluate(SIDEWAYS) <= 0  # the open menu stays inside the screen
         # One menu open at a time; Esc closes it and gives focus back to its button.
         other = page.locator("article.card").nth(10).locator("details.more")  # clear of the open menu
-        other.locator("summary").click()
+        other.locator("> summary").click()
         expect(other).to_have_attribute("open", "")
         expect(more).not_to_have_attribute("open", "")
         page.keyboard.press("Escape")
         expect(other).not_to_have_attribute("open", "")
-        expect(other.locator("summary")).to_be_focused()
+        expect(other.locator("> summary")).to_be_focused()
         # A cleaned one offers "read", a waiting one says where it stands and offers unqueue.
         ready = page.locator("article.card", has=page.get_by_role("link", name=TITLES[1], exact=True))
         expect(ready.get_by_role("link", name="read", exact=True)).to_be_visible()
