@@ -16,7 +16,8 @@ The data flow, module by module:
     opml         OPML import and export (no DOCTYPE, no entities: xmlguard, the one hardened expat)
     store/       every SQL statement, by entity: schema (and migrations), feeds, articles,
                  line (the queue and its claims), ledger, media (stored images and raw
-                 pages), portable (export/import), search
+                 pages), portable (export/import), search, library (tags, notes, folders,
+                 imported links)
     line         positions in the line turned into honest waiting times
     worker       pulls the next queued article itself and cleans it
     cleaning     the one claim-then-extract path shared by the worker, a direct open, a
@@ -31,6 +32,8 @@ The data flow, module by module:
                  (bounded decompression), and fetch itself (size cap, deadline)
     sanitize     the one nh3 cleaner for every piece of outside HTML
     portability  backup (SQLite's backup API), export and import of your library
+    moving       move in: another app's export (read by importers/) applied to the store,
+                 never queued or fetched; the web form's import jobs and their progress
     importers/   read other apps' exports (Pocket, Instapaper, Omnivore, wallabag, bookmarks,
                  OPML with folders) into records, told apart by content; no database here
     resources    where the templates, static files and first-run seed are (package data)
