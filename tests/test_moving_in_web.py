@@ -231,3 +231,19 @@ async def test_the_library_downloads_as_a_bookmark_file(settings):
     parsed = parse_file(download.content, "library.html")
     assert parsed.format == "netscape"
     assert {link.url for link in parsed.links} == set(await library(settings.db))
+
+
+async def test_readers_own_export_through_the_web_form(settings, tmp_path):
+    assert (await run_cli(settings.db, "import", str(SAMPLES / "wallabag.json")))[0] == 0
+    exported = tmp_path / "export.json"
+    assert (await run_cli(settings.db, "export", "--out", str(exported)))[0] == 0
+    fresh = settings.replace(db=tmp_path / "fresh.db", serve_workers=0)
+    async with app_client(fresh) as client:
+        answer = await upload(client, "export.json", exported.read_bytes())
+        report = await finished_report(client, answer.headers["location"])
+        assert "Done (reader): 2 new links" in report
+    before, after = await library(settings.db), await library(fresh.db)
+    assert set(before) == set(after)
+    for url, article in before.items():
+        assert after[url]["tags"] == article["tags"] and after[url]["notes"] == article["notes"]
+        assert (after[url]["content"] or {}).get("html") == (article["content"] or {}).get("html")
