@@ -47,6 +47,8 @@ TRAILING_MIN_WORDS = 20
 # Share of a block's word triples the other extractor must also have for the block to count
 # as agreed.
 AGREE = 0.5
+# A block only trafilatura found is put back only from this many words.
+PUT_BACK_MIN_WORDS = 5
 
 # The units votes are taken on: the outermost of these elements. A table, a figure or a
 # quote is voted on whole, so it is never torn apart.
@@ -296,8 +298,8 @@ def _put_back(readable: etree._Element, kept: list[etree._Element], traf_units: 
                     anchor = first_triple[triple]
                     break
             continue
-        if not _WORD.search(text):
-            continue  # nothing to read (a rule, an empty cell)
+        if len(_WORD.findall(text)) < PUT_BACK_MIN_WORDS:
+            continue  # a label, a date, a lone link: furniture far more often than text
         extra = copy.deepcopy(unit)
         extra.tail = None
         if extra.tag == "li":  # an item out of its list would lose its bullet or number
