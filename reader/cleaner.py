@@ -47,6 +47,11 @@ TRAILING_MIN_WORDS = 20
 # Share of a block's word triples the other extractor must also have for the block to count
 # as agreed.
 AGREE = 0.5
+# A block only readability found, shorter than LINKY_MAX_WORDS words and with more than
+# LINKY of its text in links, is a list of links; one under SHORT_WORDS words is a label.
+LINKY = 0.3
+LINKY_MAX_WORDS = 40
+SHORT_WORDS = 5
 # A block only trafilatura found is put back only from this many words.
 PUT_BACK_MIN_WORDS = 5
 
@@ -269,7 +274,12 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
     if not any(a and _WORD.search(t) for a, t in zip(agreed, texts)):
         return traf_root
     last = max(i for i, a in enumerate(agreed) if a)
-    kept = read_units[:last + 1]
+    kept = []
+    for unit, text, agree in zip(read_units[:last + 1], texts, agreed):
+        if agree or _reads_as_text(unit, text):
+            kept.append(unit)
+        else:
+            _drop(unit)
     for unit, text in zip(read_units[last + 1:], texts[last + 1:]):
         if len(text.split()) > TRAILING_MIN_WORDS:
             kept.append(unit)
@@ -277,6 +287,20 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
             _drop(unit)
     _put_back(readable, kept, list(_units(traf_root)))
     return readable
+
+
+def _reads_as_text(unit: etree._Element, text: str) -> bool:
+    """Whether a block only readability kept reads as the article's text rather than the
+    furniture inside its container: a short block mostly of links (related stories, tags)
+    or of a word or two (labels, "Share", a date) is furniture."""
+    if unit.tag == "figure" or unit.find(".//img") is not None:
+        return True  # a picture and its caption: few words, but the article's own
+    words = len(_WORD.findall(text))
+    if words < LINKY_MAX_WORDS:
+        linked = sum(len(_text(a)) for a in unit.iter("a"))
+        if linked > LINKY * len(text):
+            return False
+    return words >= SHORT_WORDS
 
 
 def _put_back(readable: etree._Element, kept: list[etree._Element], traf_units: list[etree._Element]) -> None:
