@@ -74,6 +74,7 @@ def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
     tree = _parse(markup)
     if tree is None:
         raise ExtractError("no readable text found on the page")
+    _drop_hidden(tree)
     traf_html, meta = _trafilatura(tree, url)
     readable = _readability(tree)
     if traf_html is None and readable is None:
@@ -126,6 +127,25 @@ def _parse(markup: str) -> etree._Element | None:
         return None
 
 
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
+
+def _drop_hidden(tree: etree._Element) -> None:
+    """Remove what the page never shows, before either extractor reads it: trafilatura
+    would otherwise take a hidden menu, a collapsed "more stories" box or a second copy of
+    the text as part of the article. A page that hides most of itself until its scripts
+    run (a hidden body or app wrapper, most of its text) keeps that part: it is the page."""
+    hidden = tree.xpath("//*[@hidden] | //*[@aria-hidden='true'][not(.//p)]")
+    hidden += [elem for elem in tree.xpath("//*[@style]") if _HIDDEN_STYLE.search(elem.get("style") or "")]
+    if not hidden:
+        return
+    total = len(tree.text_content())
+    for elem in hidden:
+        if elem.getparent() is None or elem.tag in ("html", "body") or len(elem.text_content()) > total * 3 / 4:
+            continue
+        elem.drop_tree()
+
+
 def _trafilatura(tree: etree._Element, url: str) -> tuple[str | None, dict[str, Any]]:
     import trafilatura
     from trafilatura.settings import set_date_params
@@ -162,22 +182,14 @@ def _readability(tree: etree._Element) -> etree._Element | None:
 def _readability_class() -> type:
     from readability import Document
 
-    # our own pattern: readability-lxml keeps one only from 0.9, and 0.8 is what installs here
-    hidden = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-
     class Readability(Document):
         """readability-lxml on the tree already parsed. Its own parse step re-parses the
         markup and runs a full lxml Cleaner (javascript links, style attributes) on every
         retry; the sanitizer does that job later, so only what changes which text it
-        picks is kept here: hidden elements, scripts, styles."""
+        picks is kept here: scripts and styles (hidden elements are gone already)."""
 
         def _parse(self, input: etree._Element) -> etree._Element:
             doc = copy.deepcopy(input)  # summary() edits the tree, and may start over
-            for elem in doc.xpath("//*[@hidden]"):
-                elem.drop_tree()
-            for elem in doc.xpath("//*[@style]"):
-                if hidden.search(elem.get("style") or ""):
-                    elem.drop_tree()
             etree.strip_elements(doc, "script", "style", "link", etree.Comment, etree.ProcessingInstruction,
                                  with_tail=False)
             self.encoding = "utf-8"

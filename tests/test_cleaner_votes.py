@@ -1,0 +1,68 @@
+"""What the cleaner's vote keeps and drops, on small pages of our own: furniture inside the
+article's container (a related-links box, a lone label) goes, text and pictures stay;
+what the page hides is never the article, unless the page hides all of itself until its
+scripts run."""
+
+from __future__ import annotations
+
+from reader.cleaner import clean_page
+
+PROSE = [
+    f"Paragraph {i} of the report on the harbour carries enough ordinary words to read as prose, "
+    f"with clauses, commas and a full stop at the end of it."
+    for i in range(8)
+]
+
+
+def page(inner_middle: str, *, wrapper: str = "<main><article>", close: str = "</article></main>") -> bytes:
+    nav = "".join(f'<li><a href="/section/{i}">Section {i}</a></li>' for i in range(10))
+    first = "".join(f"<p>{p}</p>" for p in PROSE[:4])
+    second = "".join(f"<p>{p}</p>" for p in PROSE[4:])
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>The harbour report</title></head>
+<body><header><nav><ul>{nav}</ul></nav></header>
+{wrapper}<h1>The harbour report</h1>{first}{inner_middle}{second}{close}
+<footer><p>Copyright footer text that should not be extracted.</p></footer></body></html>""".encode()
+
+
+def clean(body: bytes) -> dict:
+    return clean_page(body, "http://example.com/harbour", None)
+
+
+def test_a_related_links_box_inside_the_article_is_dropped_and_the_text_around_it_kept():
+    related = "".join(f'<p><a href="/story/{i}">Another story about boats number {i}</a></p>' for i in range(3))
+    result = clean(page(f'<div><p>Read more:</p>{related}</div>'))
+    text = result["text"]
+    assert all(p in text for p in PROSE)
+    assert "Another story about boats" not in text
+    assert "Read more:" not in text
+
+
+def test_a_paragraph_with_a_link_in_it_is_text_and_stays():
+    linked = ('<p>The <a href="/harbour-master">harbour master</a> said the new quay would open in spring, '
+              "after the dredging of the outer basin and the repair of the old sea wall.</p>")
+    result = clean(page(linked))
+    assert "said the new quay would open in spring" in result["text"]
+    assert "harbour master" in result["text"]
+
+
+def test_a_picture_with_a_short_caption_stays():
+    figure = '<figure><img src="/quay.jpg" alt="The quay"><figcaption>The new quay</figcaption></figure>'
+    result = clean(page(figure))
+    assert "<figcaption>The new quay</figcaption>" in result["html"]
+
+
+def test_what_the_page_hides_is_not_the_article():
+    hidden = ('<div style="display: none"><p>Hidden teaser of a different story that the page never shows '
+              "to anyone, long enough to be taken for prose by an extractor.</p></div>"
+              '<div hidden><p>Another hidden block of words that nobody reading the page can see, also long '
+              "enough to pass for a paragraph of the article.</p></div>")
+    text = clean(page(hidden))["text"]
+    assert all(p in text for p in PROSE)
+    assert "Hidden teaser" not in text and "Another hidden block" not in text
+
+
+def test_a_page_hidden_until_its_scripts_run_still_gives_its_article():
+    body = page("", wrapper='<div id="app" style="visibility:hidden"><main><article>',
+                close="</article></main></div>")
+    text = clean(body)["text"]
+    assert all(p in text for p in PROSE)
