@@ -58,7 +58,8 @@ CSRF_HEADER = "x-csrf-token"
 SESSION_COOKIE = "reader_session"
 SESSION_LIFETIME = 400 * 86400  # seconds; the cookie's max-age
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
-OPEN_PATHS = ("/login", "/static/")  # reachable without logging in
+# Reachable without logging in. Browsers fetch an app's manifest without cookies.
+OPEN_PATHS = ("/login", "/static/", "/manifest.webmanifest")
 
 # A password short enough to guess offline or by a slow online attack is refused when
 # reader is reachable from other machines; on loopback the only reader is the owner.
@@ -85,7 +86,9 @@ FAILURE_WINDOW = 300.0  # seconds
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'; "
+    # the installable app: its manifest and its service worker (/sw.js), ours only
+    "manifest-src 'self'; worker-src 'self'"
 )
 SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),

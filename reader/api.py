@@ -5,6 +5,7 @@ status of their ReaderError (`error_response`, the one place they are mapped).""
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.convertors import IntegerConvertor, register_url_convertor
@@ -12,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .access import origin_of
 from .core import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, Reader, parse_filter, parse_int, snippet_html
 from .errors import Invalid, Malformed, ReaderError
 from .records import Article, Feed
@@ -78,6 +80,8 @@ def article_json(a: Article) -> dict[str, Any]:
         "starred": a.starred_at is not None,
         "added_at": a.added_at,
         "tags": list(a.tags),
+        # how far through the text the person got (0 to 1; `position` is the place in the line)
+        "read_position": a.read_position,
     }
 
 
@@ -217,7 +221,52 @@ async def queue_article(request: Request) -> Response:
 
 
 async def unqueue_article(request: Request) -> Response:
-    return JSONResponse(queued_json(await reader_of(request).unqueue(path_id(request))))
+    reader = reader_of(request)
+    article_id = path_id(request)
+
+    async def apply() -> dict[str, Any]:
+        return queued_json(await reader.unqueue(article_id))
+
+    return await _once(request, apply)
+
+
+async def _once(request: Request, apply: Callable[[], Awaitable[dict[str, Any]]]) -> Response:
+    """An action that may come from a device that was offline: with an Idempotency-Key
+    header (the device's own id for it) it is applied once, and sending it again answers
+    the same without applying it again. Without the header it is applied as asked."""
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return JSONResponse(await apply())
+
+    async def answer() -> str:
+        return json.dumps(await apply())
+
+    text = await reader_of(request).once(key, f"{request.method} {request.url.path}", answer)
+    return Response(text, media_type="application/json")
+
+
+async def set_position(request: Request) -> Response:
+    """PUT /api/articles/{id}/position {"position": 0 to 1, "at"?: seconds since the epoch}."""
+    reader = reader_of(request)
+    article_id = path_id(request)
+    body = await json_body(request)
+
+    async def apply() -> dict[str, Any]:
+        return article_json(await reader.set_position(article_id, body.get("position"), body.get("at")))
+
+    return await _once(request, apply)
+
+
+async def offline(request: Request) -> Response:
+    """GET /api/offline: what a device keeps for offline reading (its service worker asks):
+    the reading list's articles in tap order with their same-origin images, and the budget."""
+    reader = reader_of(request)
+    articles = await reader.offline_list(origin_of(request))
+    return JSONResponse({
+        "budget": reader.settings.offline_max_bytes,
+        "pages": ["/?state=ready&unread=1", "/queue"],
+        "articles": [{"id": a.id, "page": a.page, "images": a.images, "bytes": a.bytes} for a in articles],
+    }, headers={"cache-control": "no-store"})
 
 
 async def article_content(request: Request) -> Response:
@@ -247,7 +296,12 @@ async def stats(request: Request) -> Response:
 async def _mark(request: Request, field: str, on: bool) -> Response:
     reader = reader_of(request)
     change = reader.mark_read if field == "read" else reader.star
-    return JSONResponse(article_json(await change(path_id(request), on)))
+    article_id = path_id(request)
+
+    async def apply() -> dict[str, Any]:
+        return article_json(await change(article_id, on))
+
+    return await _once(request, apply)
 
 
 async def mark_read(request: Request) -> Response:
@@ -286,6 +340,8 @@ routes = [
     Route("/api/articles/{id:rowid}/star", star, methods=["POST"]),
     Route("/api/articles/{id:rowid}/tags", set_tags, methods=["POST"]),
     Route("/api/articles/{id:rowid}/star", unstar, methods=["DELETE"]),
+    Route("/api/articles/{id:rowid}/position", set_position, methods=["PUT"]),
+    Route("/api/offline", offline, methods=["GET"]),
     Route("/api/queue", queue, methods=["GET"]),
     Route("/api/stats", stats, methods=["GET"]),
 ]

@@ -16,9 +16,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import html
+import math
 import re
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -26,7 +29,7 @@ from markupsafe import Markup, escape
 
 from .cleaning import ArticleFailed, Cleaner, ShuttingDown, UnknownArticle
 from .discover import NoFeedFound, NotSubscribed, Subscription, subscribe
-from .errors import ExtractionFailed, Invalid, NotFound, Stopping
+from .errors import Conflict, ExtractionFailed, Invalid, NotFound, ReaderError, Stopping, Unavailable
 from .extract import CpuPool
 from .feeds import RefreshResult, refresh_feeds
 from .line import Timings, Work, estimate_waits
@@ -56,6 +59,38 @@ MAX_TAG = 100
 MAX_TAGS = 100
 MAX_NAME = 200  # a tag or folder named in a filter
 MAX_IMPORT_JOBS = 20  # finished web imports kept for their report pages
+# A device's id for an action: long enough to be unique when random, short enough to store.
+ACTION_KEY = re.compile(r"[A-Za-z0-9._:-]{8,100}")
+# Seconds a replay waits for the same action still being applied by another request.
+ACTION_WAIT = 10.0
+# Articles of the reading list offered for saving on a device at most (the size budget
+# usually says stop first).
+OFFLINE_ARTICLES = 1000
+_IMG_SRC = re.compile(r"<img\b[^>]*?\ssrc=\"([^\"]*)\"", re.I)
+
+
+@dataclasses.dataclass
+class OfflineArticle:
+    """An article a device saves: its page, the same-origin images the page shows, and the
+    size of its cleaned text (the images' sizes are counted by the device as it fetches)."""
+
+    id: int
+    page: str
+    images: list[str]
+    bytes: int
+
+
+def same_origin_images(content_html: str, origin: str) -> list[str]:
+    """The images of a cleaned article served by reader itself, as paths: only those can be
+    saved for offline reading (another site's images are neither fetched nor shown offline)."""
+    found: list[str] = []
+    for raw in _IMG_SRC.findall(content_html):
+        src = html.unescape(raw)
+        if src.startswith(origin + "/"):
+            src = src[len(origin):]
+        if src.startswith("/") and not src.startswith("//") and src not in found:
+            found.append(src)
+    return found
 
 
 def _match(text: str) -> str:
@@ -395,6 +430,80 @@ class Reader:
     async def finish_imports(self) -> None:
         """Shutdown: let running imports finish (each batch is its own transaction)."""
         await asyncio.gather(*self._import_tasks, return_exceptions=True)
+
+    async def set_position(self, article_id: int, fraction: Any, at: Any = None) -> Article:
+        """Where the person stopped: a fraction of the text (0 to 1), reached at `at` (seconds
+        since the epoch, by the device's clock; now if not given). An older place than the
+        one stored is ignored (a device syncing late), and a time in the future counts as
+        now, so a fast clock cannot pin a place against every later one."""
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not math.isfinite(fraction) \
+                or not 0 <= fraction <= 1:
+            raise Invalid("position must be a number from 0 (the start) to 1 (the end)")
+        now = time.time()
+        if at is None:
+            at = now
+        elif isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at) or at < 0:
+            raise Invalid("at must be a time in seconds since the epoch")
+        stored = await self.store.set_read_position(article_id, round(float(fraction), 4), min(float(at), now))
+        if stored is None:
+            raise NotFound("no such article")
+        return await self.article(article_id)
+
+    async def once(self, key: Any, action: str, apply: Callable[[], Awaitable[str]]) -> str:
+        """Apply an action a device sent with its own id `key` exactly once: the first time,
+        `apply` runs and its answer (or its refusal) is remembered; the same id again,
+        however often a flapping connection resends it, gets that answer without applying
+        anything. A replay racing the first one waits for its answer. An id already used
+        for a different action is a Conflict."""
+        if not isinstance(key, str) or not ACTION_KEY.fullmatch(key):
+            raise Invalid("an action's id must be 8 to 100 letters, digits or . _ : -")
+        row = await self.store.begin_action(key, action)
+        if row is None:
+            try:
+                answer = await apply()
+            except ReaderError as exc:
+                if isinstance(exc, Unavailable):  # the disk, a shutdown: a replay may succeed
+                    await asyncio.shield(self.store.drop_action(key))
+                    raise
+                await self.store.finish_action(key, exc.status, exc.message)
+                raise
+            except BaseException:
+                await asyncio.shield(self.store.drop_action(key))
+                raise
+            await self.store.finish_action(key, 200, answer)
+            return answer
+        deadline = time.monotonic() + ACTION_WAIT
+        while row is not None and row["status"] is None and row["action"] == action:
+            if time.monotonic() > deadline:
+                error = Conflict("this action is still being applied: send it again in a moment")
+                error.retry_after = 1
+                raise error
+            await asyncio.sleep(0.05)
+            row = await self.store.action(key)
+        if row is None:  # dropped by the request applying it (it failed): apply it now
+            return await self.once(key, action, apply)
+        if row["action"] != action:
+            raise Conflict(f"this action id was used for another action ({row['action']})")
+        if row["status"] != 200:
+            replayed = ReaderError(row["answer"])
+            replayed.status = row["status"]
+            raise replayed
+        remembered: str = row["answer"]
+        return remembered
+
+    async def offline_list(self, origin: str) -> list[OfflineArticle]:
+        """The reading list as a device saves it for offline reading, in tap order, cut at
+        the size budget by its text alone (the device stops earlier once it counts images)."""
+        budget = self.settings.offline_max_bytes
+        chosen: list[OfflineArticle] = []
+        total = 0
+        for row in await self.store.reading_list_contents(OFFLINE_ARTICLES):
+            total += row["bytes"]
+            if total > budget:
+                break
+            chosen.append(OfflineArticle(row["id"], f"/articles/{row['id']}",
+                                         same_origin_images(row["html"], origin), row["bytes"]))
+        return chosen
 
     async def save(self, url: Any, title: Any = None) -> tuple[Article, bool]:
         """Save any link as an article without a feed; (article, created). Queues

@@ -32,6 +32,8 @@ class Article:
     due_at: float | None
     lane: str | None
     state: str  # one of store.STATES
+    read_position: float | None = None  # how far through the text the person got, 0 to 1
+    read_position_at: float | None = None  # when they got there (their device's clock)
     position: int | None = None  # in the line, while queued
     wait: float | None = None  # estimated seconds until ready, while queued (None: nothing honest to say)
     capacity: int | None = None  # articles the live workers clean at once, while queued

@@ -142,6 +142,10 @@ class Settings:
     edition_marks_read: bool = _setting(
         "READER_EDITION_MARKS_READ", False,
         "mark an edition's articles read once /edition.epub or `reader edition` has delivered it", _bool)
+    offline_max_bytes: int = _setting(
+        "READER_OFFLINE_MAX_BYTES", 200_000_000,
+        "most a device keeps for offline reading (the reading list's pages and images); past it, the"
+        " articles tapped last are left online only", int)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":

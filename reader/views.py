@@ -23,7 +23,7 @@ from starlette.background import BackgroundTask
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .access import SESSION_COOKIE, check_token, checked_form, end_session, origin_of, start_session
+from .access import MAX_TARGET_LENGTH, SESSION_COOKIE, check_token, checked_form, end_session, origin_of, start_session
 from .api import reader_of
 from .cleaning import ArticleFailed, ShuttingDown, UnknownArticle
 from .core import (
@@ -35,6 +35,8 @@ from .extract import reading_minutes
 from .importers import ImportFileError, detect_format
 from .line import describe_wait
 from .records import Article, Content, Feed
+from .records import Article, Content
+from .pwa import manifest, service_worker
 from .sanitize import plain_text
 from .resources import templates_dir
 from .store import STATES
@@ -338,7 +340,9 @@ async def read(request: Request) -> Response:
     reader = reader_of(request)
     article_id = request.path_params["id"]
     article, content, error = await _reading_state(request, article_id, reader.settings.open_wait)
-    if article.read_at is None:  # opening marks it read; later opens write nothing
+    # Opening marks it read; later opens write nothing. The service worker saving the
+    # reading list for offline reading is not a person opening it.
+    if article.read_at is None and request.headers.get(OFFLINE_SAVE_HEADER) != "save":
         article = await reader.mark_read(article_id)
     through = await _through(request, article_id)
     if content is not None and error is None:
@@ -769,10 +773,17 @@ async def export_opml_file(request: Request) -> Response:
                     headers={"content-disposition": 'attachment; filename="reader-feeds.opml"'})
 
 
+_SHARED_URL = re.compile(r"https?://\S+")
+
+
 async def save_page(request: Request) -> Response:
-    """The bookmarklet lands here: a confirmation form, so a link elsewhere cannot save
-    anything by itself (saving is a POST with the CSRF token)."""
+    """The bookmarklet and the installed app's share target land here: a confirmation
+    form, so a link elsewhere cannot save anything by itself (saving is a POST with the
+    CSRF token). Apps that share a page often send its address inside `text`."""
     url = str(request.query_params.get("url") or "")
+    if not url:
+        found = _SHARED_URL.search(str(request.query_params.get("text") or "")[:MAX_TARGET_LENGTH])
+        url = found.group(0) if found else ""
     title = str(request.query_params.get("title") or "")[:500]
     message = None
     if url:
@@ -825,9 +836,15 @@ async def save_link(request: Request) -> Response:
             return error_page(request, 422, exc.message)
         return render(request, "save.html", status=422, url=str(form.get("url") or ""), title=title[:500],
                       message=exc.message)
+    queued = False
+    if form.get("queue") == "yes" and saved.state in ("new", "failed"):
+        # "Save and queue" is the person's tap on the confirmation page, like any queue tap
+        saved = await reader.queue(saved.id)
+        queued = True
     if form.get("next"):
         return RedirectResponse(back_to(form), status_code=303)
-    return render(request, "save.html", saved=saved, created=created, url=saved.url, title=title[:500])
+    return render(request, "save.html", saved=saved, created=created, queued=queued, url=saved.url,
+                  title=title[:500])
 
 
 routes = [
@@ -888,7 +905,16 @@ def _iso(timestamp: float | None) -> str:
     return datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%dT%H:%MZ")
 
 
-env.filters.update(since=_since, exact=_exact, iso=_iso)
+def _progress(fraction: float) -> str:
+    """Where a person stopped in an article, as they would say it."""
+    if fraction >= 0.98:
+        return "read to the end"
+    if 0.45 <= fraction <= 0.55:
+        return "half read"
+    return f"{max(1, round(fraction * 100))}% read"
+
+
+env.filters.update(since=_since, exact=_exact, iso=_iso, progress=_progress)
 
 
 # -- presentation choices: list or cards, the first-run sentence dismissed -----------------
@@ -954,4 +980,35 @@ routes += [
     Route("/edition.epub", edition_epub, methods=["GET"]),
     Route("/articles/{id:rowid}.epub", article_epub, methods=["GET"]),
     Route("/opds", opds, methods=["GET"]),
+]
+
+
+# -- the installable app: manifest, service worker, the offline page ----------------------
+
+# The service worker sends this header (value "save") when it saves an article for
+# offline reading: that fetch is no person opening it, so it does not mark it read.
+OFFLINE_SAVE_HEADER = "x-reader-offline"
+
+
+async def web_manifest(request: Request) -> Response:
+    return Response(json.dumps(manifest()), media_type="application/manifest+json",
+                    headers={"cache-control": "no-cache"})
+
+
+async def service_worker_script(request: Request) -> Response:
+    # no-cache: the browser asks every time whether a deploy changed it
+    return Response(service_worker(), media_type="text/javascript", headers={"cache-control": "no-cache"})
+
+
+async def offline_page(request: Request) -> Response:
+    """What the service worker shows offline for what is not saved on the device (it keeps
+    both versions of this page when it installs)."""
+    what = "article" if request.query_params.get("what") == "article" else "page"
+    return render(request, "offline.html", what=what)
+
+
+routes += [
+    Route("/manifest.webmanifest", web_manifest, methods=["GET"]),
+    Route("/sw.js", service_worker_script, methods=["GET"]),
+    Route("/offline", offline_page, methods=["GET"]),
 ]

@@ -5,6 +5,7 @@
    - theme: light, dark or the system's, remembered in localStorage, applied to <html>
      before the page paints (this file is loaded without defer, in <head>);
    - reading preferences: serif or sans, text size steps;
+   - the service worker (static/sw.js): registered here, asked to sync the saved list;
    - keyboard: j/k move between cards, q queue, n queue first, o/Enter open, s star,
      u back to the list, ] / [ next / previous article while reading, / search, ? the
      list of keys. Actions click the card's own
@@ -233,10 +234,35 @@
   }
   document.addEventListener("htmx:after:swap", scrollablesFocusable);
 
+  // The installable app (static/sw.js): the worker is registered on every page, and each
+  // page load while online asks it to bring the saved reading list up to date. Its answer
+  // (how many articles are saved) is put on <html> and in the footer. Offline actions and
+  // the reading position are in static/offline.js.
+  function startWorker() {
+    if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+    navigator.serviceWorker.addEventListener("message", function (event) {
+      var data = event.data || {};
+      if (typeof data.saved !== "number") return;
+      root.setAttribute("data-saved", String(data.saved));
+      var note = $("saved-note");
+      if (note) {
+        note.textContent = data.saved === 1 ? "1 article saved on this device for offline reading"
+          : data.saved + " articles saved on this device for offline reading";
+        note.hidden = false;
+      }
+    });
+    navigator.serviceWorker.register("/sw.js").then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (registration) {
+      if (navigator.onLine && registration.active) registration.active.postMessage("sync");
+    }).catch(function () { /* no worker: the pages work as before, online */ });
+  }
+
   function start() {
     setupControls();
     scrollablesFocusable();
     restoreCard();
+    startWorker();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

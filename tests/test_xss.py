@@ -21,6 +21,7 @@ from .helpers import (RSS, app_client, article_html, assert_strict_csp, card_ids
 
 HTMX = "/static/vendor/htmx-4.0.1/htmx.min.js"
 APP = "/static/app.js"
+OFFLINE = "/static/offline.js"
 
 PAYLOADS = [
     '<script>alert("s1")</script>',
@@ -79,7 +80,7 @@ def assert_inert(page: str, where: str) -> None:
     tree = lxml_html.document_fromstring(page)
     scripts = [(s.get("src"), (s.text or "").strip()) for s in tree.iter("script")]
     # htmx, and on full pages reader's own static/app.js; nothing inline
-    assert scripts in ([(HTMX, "")], [(APP, ""), (HTMX, "")]), (where, scripts)
+    assert scripts in ([(HTMX, "")], [(APP, ""), (HTMX, ""), (OFFLINE, "")]), (where, scripts)
     for element in tree.iter():
         if not isinstance(element.tag, str):  # comments, processing instructions
             continue
@@ -91,9 +92,10 @@ def assert_inert(page: str, where: str) -> None:
         if tag == "meta":
             assert element.get("http-equiv") is None, where
         if tag == "link":
-            # only the app's own: its stylesheet and its inline icon, in the head
+            # only the app's own: its stylesheet, its inline icon, its manifest and home-screen icon, in the head
             assert element.getparent().tag == "head", where
-            assert (element.get("rel"), scheme_of(element.get("href", ""))) in {("stylesheet", None), ("icon", "data")}
+            assert (element.get("rel"), scheme_of(element.get("href", ""))) in {
+                ("stylesheet", None), ("icon", "data"), ("manifest", None), ("apple-touch-icon", None)}
             continue
         for name, value in element.attrib.items():
             name = name.lower()

@@ -13,6 +13,7 @@ commands call the named methods of `Store` and never build SQL themselves. By en
     media      an article's stored images and its raw page (for a reclean)
     portable   export and import of the library
     library    tags, notes, feed folders, links imported from other apps
+    devices    reading positions, actions sent with a device's id, the list saved offline
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from .articles import ArticleStore
 from .base import RUN_KINDS, STATES, Run, StoreBase, TooSlow
+from .devices import DeviceStore
 from .feeds import FeedStore
 from .ledger import LedgerStore
 from .library import ImportLink, LibraryStore, LinkCounts
@@ -35,7 +37,8 @@ __all__ = ["RUN_KINDS", "MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "S
            "Store", "TooSlow", "fts_query", "fts_terms"]
 
 
-class Store(FeedStore, ArticleStore, LineStore, LedgerStore, MediaStore, PortableStore, LibraryStore, StoreBase):
+class Store(FeedStore, ArticleStore, LineStore, LedgerStore, MediaStore, PortableStore, LibraryStore, DeviceStore,
+            StoreBase):
     """One database file: `await Store.open(path)`, then the methods of each entity."""
 
     @classmethod

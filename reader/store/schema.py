@@ -261,9 +261,32 @@ async def _v5_to_v6(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V6)
 
 
+# Version 7: read anywhere. Where a person stopped in an article (a fraction of its text,
+# with the time it was reached on their device, so a late sync from an offline phone never
+# rolls back a newer place), and the actions a device sent with its own id, remembered
+# with their answer, so one sent again after a lost connection is a no-op.
+SCHEMA_V7 = """
+ALTER TABLE articles ADD COLUMN read_position REAL;
+ALTER TABLE articles ADD COLUMN read_position_at REAL;
+CREATE TABLE actions (
+    key    TEXT PRIMARY KEY,   -- the device's id for the action
+    action TEXT NOT NULL,      -- what it asked for, e.g. "DELETE /api/articles/3/star"
+    status INTEGER,            -- NULL while it is being applied
+    answer TEXT,               -- the answer given, given again to a replay
+    at     REAL NOT NULL
+);
+-- speed up forgetting old actions
+CREATE INDEX actions_by_at ON actions (at);
+"""
+
+
+async def _v6_to_v7(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V7)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
-    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6]
+    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7]
 
 
 async def migrate(db: aiosqlite.Connection) -> None:

@@ -1,0 +1,82 @@
+"""What devices send and keep: reading positions, the actions a device sent with its own
+id (remembered with their answers, so a replay is a no-op), and the reading list as a
+device saves it for offline reading."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .base import StoreBase, rows_of
+
+# An action remembered this long answers its replays; a device offline for longer than
+# this sends its action as new (reading state is set, never toggled, so it lands the same).
+ACTION_MEMORY = 60 * 86400.0
+# An action claimed but not finished this long ago was cut off (the process died while
+# applying it): its next replay applies it again.
+ACTION_STALE = 120.0
+
+
+class DeviceStore(StoreBase):
+
+    async def set_read_position(self, article_id: int, fraction: float, at: float) -> bool | None:
+        """Where the person is in an article, reached at `at` (the device's clock). A place
+        reached earlier than the one stored is ignored: an offline phone syncing late must
+        not move a newer place back. Returns whether it was stored; None: no such article."""
+        async with self._transaction() as db:
+            rows = await rows_of(db, "SELECT read_position_at FROM articles WHERE id = ?", (article_id,))
+            if not rows:
+                return None
+            stored = rows[0]["read_position_at"]
+            if stored is not None and stored > at:
+                return False
+            await db.execute("UPDATE articles SET read_position = ?, read_position_at = ? WHERE id = ?",
+                             (fraction, at, article_id))
+            return True
+
+    async def begin_action(self, key: str, action: str) -> dict[str, Any] | None:
+        """Claim the device's action `key` for applying it now: None if this caller is to
+        apply it, else the row of the same key (`action`, `status`, `answer`; status NULL:
+        someone else is applying it right now). One transaction, so two replays racing
+        cannot both apply it."""
+        now = time.time()
+        async with self._transaction() as db:
+            await db.execute("DELETE FROM actions WHERE at < ? AND status IS NOT NULL", (now - ACTION_MEMORY,))
+            rows = await rows_of(db, "SELECT key, action, status, answer, at FROM actions WHERE key = ?", (key,))
+            if rows:
+                row = dict(rows[0])
+                if row["status"] is not None or row["at"] > now - ACTION_STALE or row["action"] != action:
+                    return row
+                await db.execute("UPDATE actions SET at = ? WHERE key = ?", (now, key))
+                return None
+            await db.execute("INSERT INTO actions (key, action, at) VALUES (?, ?, ?)", (key, action, now))
+            return None
+
+    async def finish_action(self, key: str, status: int, answer: str) -> None:
+        async with self._transaction() as db:
+            await db.execute("UPDATE actions SET status = ?, answer = ? WHERE key = ?", (status, answer, key))
+
+    async def drop_action(self, key: str) -> None:
+        """Forget an action that could not be applied (the disk, a shutdown): a replay tries again."""
+        async with self._transaction() as db:
+            await db.execute("DELETE FROM actions WHERE key = ? AND status IS NULL", (key,))
+
+    async def action(self, key: str) -> dict[str, Any] | None:
+        return await self._one("SELECT key, action, status, answer, at FROM actions WHERE key = ?", (key,))
+
+    async def actions_count(self) -> int:
+        return await self._count("SELECT count(*) FROM actions")
+
+    async def reading_list_contents(self, limit: int) -> list[dict[str, Any]]:
+        """The reading list in tap order (oldest first), each article's id, cleaned HTML
+        and its size: what a device saves for offline reading."""
+        return await self._all(
+            """
+            SELECT a.id, c.html, length(CAST(c.html AS BLOB)) AS bytes
+            FROM contents c CROSS JOIN articles a ON a.id = c.article_id
+            WHERE a.read_at IS NULL
+            ORDER BY coalesce(a.tapped_at, c.cleaned_at), a.id
+            LIMIT ?
+            """,
+            (limit,),
+        )

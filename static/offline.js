@@ -1,0 +1,220 @@
+/* reader: what a page does for reading without a network (the saving itself is the
+   service worker's, static/sw.js). Without JavaScript none of this runs and nothing changes.
+
+   - The offline banner, shown while the device has no network.
+   - Offline actions. Offline, a tap on star, mark read (or unread) or unqueue cannot reach
+     reader: it is kept in IndexedDB (the "outbox"), the button shows the new state at once,
+     and the outbox is sent, oldest first, when the network is back (and on every page
+     load). Each action carries its own random id (the Idempotency-Key header): reader
+     applies an id once and answers a repeat with the first answer, so an action sent again
+     after a lost answer, however often the connection flaps, is applied exactly once. An
+     action leaves the outbox only once reader has answered it.
+   - The reading position: how far through the text the person is (a fraction, not pixels),
+     saved as they read (at most every few seconds, and when the page is left), kept on the
+     device too, and restored on opening: the newer of reader's and the device's. */
+(function () {
+  "use strict";
+
+  var SEND_EVERY = 2000;  // ms between two saves of the reading position
+  var RETRY = 5000;  // ms before sending the outbox again after a failure
+
+  // -- IndexedDB: the outbox (actions in order) and the positions read on this device ----
+
+  var opening = null;
+  function db() {
+    if (!opening) opening = new Promise(function (resolve, reject) {
+      var request = indexedDB.open("reader", 1);
+      request.onupgradeneeded = function () {
+        request.result.createObjectStore("outbox", { keyPath: "seq", autoIncrement: true });
+        request.result.createObjectStore("positions", { keyPath: "id" });
+      };
+      request.onsuccess = function () { resolve(request.result); };
+      request.onerror = function () { reject(request.error); };
+    });
+    return opening;
+  }
+  function store(name, mode, work) {
+    return db().then(function (database) {
+      return new Promise(function (resolve, reject) {
+        var tx = database.transaction(name, mode);
+        var result = work(tx.objectStore(name));
+        tx.oncomplete = function () { resolve(result && "result" in result ? result.result : result); };
+        tx.onerror = function () { reject(tx.error); };
+      });
+    });
+  }
+  function all(name) { return store(name, "readonly", function (s) { return s.getAll(); }); }
+
+  function newKey() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+
+  // -- the outbox ---------------------------------------------------------------------------
+
+  function keep(action) {
+    action.key = newKey();
+    return store("outbox", "readwrite", function (s) {
+      if (action.position) {
+        // only the latest place in an article is worth sending
+        s.openCursor().onsuccess = function (event) {
+          var cursor = event.target.result;
+          if (!cursor) return;
+          if (cursor.value.position && cursor.value.path === action.path) cursor.delete();
+          cursor.continue();
+        };
+      }
+      s.add(action);
+    }).then(send);
+  }
+
+  var sending = null, again = null;
+  function send() {
+    if (sending) return sending;
+    if (!navigator.onLine) return Promise.resolve();
+    sending = all("outbox").then(function (actions) {
+      return actions.reduce(function (previous, action) {
+        return previous.then(function (going) {
+          if (!going) return false;
+          return fetch(action.path, {
+            method: action.method,
+            credentials: "same-origin",
+            headers: { "Content-Type": "application/json", "Idempotency-Key": action.key },
+            body: action.body || null,
+          }).then(function (response) {
+            // 5xx, 409 (still being applied), 401 (logged out), 429: try again later.
+            // Anything else is reader's answer: applied, or refused for good (a 404: gone).
+            if (response.status >= 500 || [401, 409, 429].indexOf(response.status) >= 0) return false;
+            return store("outbox", "readwrite", function (s) { s.delete(action.seq); }).then(function () { return true; });
+          }, function () { return false; });
+        });
+      }, Promise.resolve(true));
+    }).then(function (done) {
+      sending = null;
+      if (!done && !again) again = setTimeout(function () { again = null; send(); }, RETRY);
+    }, function () { sending = null; });
+    return sending;
+  }
+
+  window.addEventListener("online", function () { showBanner(); send(); });
+  window.addEventListener("offline", showBanner);
+
+  function showBanner() {
+    var banner = document.getElementById("offline-banner");
+    if (banner) banner.hidden = navigator.onLine;
+  }
+
+  // The pages' own forms for these actions, as the JSON API's calls.
+  var FORM = /^\/articles\/(\d+)\/(star|read|unqueue)$/;
+  var LABELS = { star: ["star", "unstar"], read: ["mark read", "mark unread"] };
+
+  function asAction(form) {
+    var found = FORM.exec(form.getAttribute("action") || "");
+    if (!found) return null;
+    var id = found[1], kind = found[2];
+    if (kind === "unqueue") return { kind: kind, method: "DELETE", path: "/api/articles/" + id + "/queue" };
+    var value = form.querySelector('input[name="value"]');
+    var on = value && value.value === "on";
+    return { kind: kind, on: on, method: on ? "POST" : "DELETE", path: "/api/articles/" + id + "/" + kind };
+  }
+
+  function showKept(form, action) {
+    var button = form.querySelector("button");
+    if (action.kind === "unqueue") {
+      button.textContent = "unqueued";
+      button.disabled = true;
+      return;
+    }
+    var value = form.querySelector('input[name="value"]');
+    value.value = action.on ? "off" : "on";
+    button.textContent = LABELS[action.kind][action.on ? 1 : 0];
+    if (button.hasAttribute("aria-pressed")) button.setAttribute("aria-pressed", action.on ? "true" : "false");
+  }
+
+  // Capture, on window: before htmx (or the browser) sends the form to a network that is not there.
+  window.addEventListener("submit", function (event) {
+    if (navigator.onLine) return;
+    var form = event.target;
+    var action = form && asAction(form);
+    if (!action) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    keep({ method: action.method, path: action.path }).then(function () {
+      showKept(form, action);
+      // "Mark read and next" goes on to the next article (saved too, if it is on the list)
+      var next = form.closest(".read-through") && form.querySelector('input[name="next"]');
+      if (next) location.assign(next.value);
+    });
+  }, true);
+
+  // -- the reading position ------------------------------------------------------------------
+
+  function reading() { return document.querySelector(".reading[data-article]"); }
+  function text() { var r = reading(); return r && (r.querySelector(".body") || r); }
+
+  // How far through the text: the part above the top of the screen, or all of it once its
+  // end is on screen.
+  function fraction() {
+    var box = text().getBoundingClientRect();
+    if (box.height <= 0 || box.bottom <= window.innerHeight) return 1;
+    return Math.max(0, Math.min(1, -box.top / box.height));
+  }
+  function scrollTo(position) {
+    var box = text().getBoundingClientRect();
+    var top = box.top + window.scrollY;
+    var y = position >= 1 ? top + box.height - window.innerHeight : top + position * box.height;
+    window.scrollTo(0, Math.max(0, y));
+  }
+
+  var saved = null, timer = null, moved = false;
+  function savePosition() {
+    timer = null;
+    var r = reading();
+    if (!r || !moved) return;
+    var position = Math.round(fraction() * 10000) / 10000;
+    if (saved !== null && Math.abs(position - saved) < 0.005) return;
+    saved = position;
+    var id = r.getAttribute("data-article"), at = Date.now() / 1000;
+    store("positions", "readwrite", function (s) { s.put({ id: id, position: position, at: at }); });
+    keep({ method: "PUT", path: "/api/articles/" + id + "/position", position: true,
+           body: JSON.stringify({ position: position, at: at }) });
+  }
+
+  function startReading() {
+    var r = reading();
+    if (!r) return;
+    var id = r.getAttribute("data-article");
+    var server = r.hasAttribute("data-position")
+      ? { position: parseFloat(r.getAttribute("data-position")), at: parseFloat(r.getAttribute("data-position-at")) || 0 }
+      : null;
+    store("positions", "readonly", function (s) { return s.get(id); }).then(function (local) {
+      var best = local && (!server || local.at > server.at) ? local : server;
+      if (!best || moved) return;
+      saved = best.position;
+      scrollTo(best.position);
+      // images arriving later move the text: place it again unless the person has moved on
+      window.addEventListener("load", function () { if (!moved) scrollTo(best.position); });
+      r.setAttribute("data-restored", String(best.position));
+    }, function () { /* IndexedDB off: no place to restore */ });
+    // Only a person's own scrolling is saved, never the restoring above.
+    ["wheel", "touchmove", "keydown", "pointerdown"].forEach(function (name) {
+      window.addEventListener(name, function () { moved = true; }, { passive: true, capture: true });
+    });
+    window.addEventListener("scroll", function () {
+      if (moved && !timer) timer = setTimeout(savePosition, SEND_EVERY);
+    }, { passive: true });
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "hidden") { clearTimeout(timer); savePosition(); }
+    });
+  }
+
+  function start() {
+    showBanner();
+    startReading();
+    if (window.indexedDB) send();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

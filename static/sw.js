@@ -1,0 +1,178 @@
+/* reader's service worker: what makes the installed app read without a network.
+
+   Served at /sw.js (so its scope is every page) with VERSION filled in by reader/pwa.py:
+   reader's version and a hash of every static file and template. Any deploy that changes
+   a page's makings changes these bytes, so the browser installs this worker anew; the new
+   one takes over at once and deletes every cache of the old one: no stale shell.
+
+   What it keeps, in two caches named after VERSION:
+   - the shell: the stylesheet, the script, htmx, the icons, the manifest and the
+     "offline: not saved on this device" page, fetched when the worker installs;
+   - the saved pages: the reading list page, the queue page, and every article on the
+     reading list with the images reader serves for it, in tap order, up to the size
+     budget (READER_OFFLINE_MAX_BYTES). /api/offline says what they are; the pages ask the
+     worker to sync on every load while online, and it saves what is new and drops what
+     left the list.
+
+   How it answers:
+   - pages: network first, always. Online, a page is the live one (pages are no-store);
+     a saved one is refreshed on the way. Only when the network fails does a saved copy
+     answer, or the offline page;
+   - reader's own files and images: network first too, the cache when the network fails;
+   - writes, the JSON API, other sites: never touched (offline actions are kept by the
+     page itself, in IndexedDB: static/app.js). */
+"use strict";
+
+const VERSION = "__READER_VERSION__";
+const SHELL_CACHE = "reader-shell-" + VERSION;
+const SAVED_CACHE = "reader-saved-" + VERSION;
+const SHELL = [
+  "/static/style.css",
+  "/static/app.js",
+  "/static/offline.js",
+  "/static/vendor/htmx-4.0.1/htmx.min.js",
+  "/static/icons/icon-192.png",
+  "/static/icons/icon-512.png",
+  "/manifest.webmanifest",
+  "/offline?what=page",
+  "/offline?what=article",
+];
+// A page saved for offline reading is fetched with this header: reader then knows it is
+// not a person opening the article, and does not mark it read.
+const SAVING = { "X-Reader-Offline": "save" };
+// Where the sizes of saved responses are noted, so a sync need not read them back.
+const SIZES = "/__reader-saved-sizes";
+
+self.addEventListener("install", (event) => {
+  event.waitUntil((async () => {
+    const shell = await caches.open(SHELL_CACHE);
+    // "reload": past the HTTP cache, so the shell is this deploy's, not a leftover
+    await shell.addAll(SHELL.map((url) => new Request(url, { cache: "reload" })));
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) {
+      if (name.startsWith("reader-") && name !== SHELL_CACHE && name !== SAVED_CACHE) {
+        await caches.delete(name);
+      }
+    }
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin || url.pathname.startsWith("/api/") || url.pathname === "/sw.js") return;
+  event.respondWith(request.mode === "navigate" ? page(request, url) : file(request));
+});
+
+self.addEventListener("message", (event) => {
+  if (event.data === "sync") event.waitUntil(sync());
+});
+
+function articlePath(url) {
+  const found = url.pathname.match(/^\/articles\/(\d+)$/);
+  return found ? "/articles/" + found[1] : null;
+}
+
+async function page(request, url) {
+  let response;
+  try {
+    response = await fetch(request);
+  } catch (offline) {
+    const saved = await caches.open(SAVED_CACHE);
+    // An article is saved once, whichever list it was opened from (?list=...).
+    const copy = await saved.match(articlePath(url) || url.pathname + url.search);
+    if (copy) return copy;
+    const notSaved = await caches.match(articlePath(url) ? "/offline?what=article" : "/offline?what=page");
+    return notSaved || new Response("offline: this article is not saved on this device",
+      { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
+  // A saved page seen live is saved again as it is now.
+  const key = articlePath(url) || url.pathname + url.search;
+  if (response.ok && !response.redirected) {
+    const saved = await caches.open(SAVED_CACHE);
+    if (await saved.match(key)) await saved.put(key, response.clone());
+  }
+  return response;
+}
+
+async function file(request) {
+  try {
+    return await fetch(request);
+  } catch (offline) {
+    const copy = await caches.match(request);
+    if (copy) return copy;
+    throw offline;
+  }
+}
+
+// -- saving the reading list ---------------------------------------------------------------
+
+let syncing = null;
+
+function sync() {
+  // One sync at a time: pages load faster than a sync ends.
+  if (!syncing) syncing = saveReadingList().catch(() => null).finally(() => { syncing = null; });
+  return syncing;
+}
+
+async function saveReadingList() {
+  const answer = await fetch("/api/offline", { cache: "no-store" });
+  if (!answer.ok) return;
+  const list = await answer.json();
+  const saved = await caches.open(SAVED_CACHE);
+  const noted = await saved.match(SIZES);
+  const sizes = noted ? await noted.json() : {};
+  const kept = {};
+  let used = 0;
+
+  async function keep(url, refresh) {
+    if (!refresh && sizes[url] !== undefined && await saved.match(url)) {
+      kept[url] = sizes[url];
+      return sizes[url];
+    }
+    const response = await fetch(url, { headers: SAVING, cache: "no-cache" });
+    if (!response.ok) throw new Error(url + ": " + response.status);
+    const size = (await response.clone().blob()).size;
+    await saved.put(url, response);
+    kept[url] = size;
+    return size;
+  }
+
+  for (const path of list.pages) used += await keep(path, true);
+  let articles = 0;
+  for (const article of list.articles) {
+    // Pages are small and change (a star, where the person stopped): fetched each sync.
+    // Images do not change: fetched once. The budget is counted as they arrive, and an
+    // article is kept whole or not at all.
+    let size = 0;
+    const urls = [article.page, ...article.images];
+    const before = Object.assign({}, kept);
+    try {
+      for (const url of urls) size += await keep(url, url === article.page);
+    } catch (failed) {
+      for (const url of urls) if (!(url in before)) delete kept[url];
+      continue;
+    }
+    if (used + size > list.budget) {
+      for (const url of urls) if (!(url in before)) delete kept[url];
+      break;
+    }
+    used += size;
+    articles += 1;
+  }
+  for (const request of await saved.keys()) {
+    const path = new URL(request.url).pathname + new URL(request.url).search;
+    if (!(path in kept) && path !== SIZES) await saved.delete(request);
+  }
+  await saved.put(SIZES, new Response(JSON.stringify(kept), { headers: { "Content-Type": "application/json" } }));
+  for (const client of await self.clients.matchAll({ type: "window" })) {
+    client.postMessage({ saved: articles, bytes: used, version: VERSION });
+  }
+}
