@@ -1,0 +1,339 @@
+"""Read anywhere, in a real Chromium against a real uvicorn on 127.0.0.1 (a secure context,
+so the service worker runs): the reading list and its articles, text and images, read with
+the network off (`context.set_offline(True)` once the worker controls the page); three
+actions made offline applied exactly once after reconnecting, replays included; the
+share target's landing page saving (and queueing) a link; the reading position restored on
+another device and offline; a new deploy's worker replacing the old one's caches.
+
+Same Chromium and launch flags as the other browser tests (tests/browsing.py); skipped
+without /usr/bin/chromium."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+import pytest
+
+from .browsing import TIMEOUT_MS, VIEWPORT, Watch, card
+from .helpers import RSS, published, rss
+
+pytestmark = pytest.mark.browser
+
+READING_LIST = "/?state=ready&unread=1"
+
+
+@pytest.fixture
+def settings(settings):
+    return settings.replace(fetch_timeout=60.0, claim_ttl=30.0, open_wait=0.5)
+
+
+def until(check: Callable[[], Any], timeout: float = TIMEOUT_MS / 1000) -> Any:
+    """Poll `check` until it is truthy (a condition, never a fixed wait)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.05)
+
+
+def long_article(title: str, marker: str, image: str | None = None, paragraphs: int = 80) -> str:
+    """A long article page (so there is a place to stop in), with an image if given."""
+    body = "\n".join(
+        f"<p>{marker if i == 3 else 'Paragraph'} number {i} of {title} carries enough words to look like "
+        f"prose to an extractor, with clauses, commas and a full stop at its end.</p>"
+        + (f'<figure><img src="{image}" alt="A page with lines of text" width="192" height="192">'
+           f"<figcaption>The picture in {title}</figcaption></figure>" if image and i == 5 else "")
+        for i in range(paragraphs)
+    )
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{title}</title></head><body>
+<header><nav><a href="/">Home</a></nav></header>
+<main><article><h1>{title}</h1>{body}</article></main>
+<footer><p>Copyright footer text that should not be extracted.</p></footer></body></html>"""
+
+
+class Library:
+    """The test's articles in reader, driven through the JSON API (another device, in effect)."""
+
+    def __init__(self, api: httpx.Client, live_server, pages, slugs: list[str], *, gated: tuple[str, ...] = (),
+                 image: bool = True):
+        self.url = live_server.url
+        self.api = api
+        self.gate = threading.Event()
+        items = []
+        for i, slug in enumerate(slugs):
+            picture = f"{live_server.url}/static/icons/icon-192.png" if image else None
+            link = pages.add(f"/{slug}.html", long_article(f"Title {slug}", f"marker-{slug}", picture),
+                             gate=self.gate if slug in gated else None)
+            items.append({"title": f"Title {slug}", "link": link, "date": published(i)})
+        response = self.api.post("/api/feeds", json={"url": pages.add("/feed.xml", rss(items), headers=RSS)})
+        assert response.status_code == 201, response.text
+        by_url = {a["url"]: a["id"] for a in self.api.get("/api/articles", params={"limit": 100}).json()["items"]}
+        self.ids = {slug: by_url[pages.url(f"/{slug}.html")] for slug in slugs}
+
+    def article(self, slug: str) -> dict:
+        return self.api.get(f"/api/articles/{self.ids[slug]}").json()
+
+    def queue(self, *slugs: str) -> None:
+        for slug in slugs:
+            assert self.api.post(f"/api/articles/{self.ids[slug]}/queue").status_code == 200
+
+    def wait_state(self, slug: str, state: str) -> None:
+        until(lambda: self.article(slug)["state"] == state)
+
+
+@pytest.fixture
+def library(live_server, pages):
+    """Makes the test's Library (its articles served by `pages`, queued through the API)."""
+    with httpx.Client(base_url=live_server.url, timeout=30) as api:
+        yield lambda slugs, **kwargs: Library(api, live_server, pages, slugs, **kwargs)
+
+
+def controlled(page, url: str, saved: int) -> None:
+    """Open `url` and wait until the service worker controls the page and has saved
+    `saved` articles of the reading list."""
+    page.goto(url)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    page.wait_for_function("n => document.documentElement.dataset.saved === n", arg=str(saved))
+
+
+def outbox(page) -> list[dict]:
+    """The offline actions kept in the page's IndexedDB, oldest first."""
+    return page.evaluate("""() => new Promise((resolve, reject) => {
+        const open = indexedDB.open("reader", 1);
+        open.onsuccess = () => {
+            const get = open.result.transaction("outbox").objectStore("outbox").getAll();
+            get.onsuccess = () => resolve(get.result);
+            get.onerror = () => reject(get.error);
+        };
+        open.onerror = () => reject(open.error);
+    })""")
+
+
+def put_back(page, actions: list[dict]) -> None:
+    """Put actions back in the outbox as they were (a device that sent them but never
+    heard the answers: the tab was closed, the connection dropped)."""
+    page.evaluate("""(actions) => new Promise((resolve, reject) => {
+        const open = indexedDB.open("reader", 1);
+        open.onsuccess = () => {
+            const tx = open.result.transaction("outbox", "readwrite");
+            for (const action of actions) tx.objectStore("outbox").put(action);
+            tx.oncomplete = () => resolve();
+            tx.onerror = () => reject(tx.error);
+        };
+    })""", actions)
+
+
+def actions(settings) -> list[tuple[str, str, int]]:
+    """The actions reader remembers: (id, action, status)."""
+    with sqlite3.connect(f"file:{settings.db}?mode=ro", uri=True) as db:
+        return db.execute("SELECT key, action, status FROM actions ORDER BY at").fetchall()
+
+
+def test_the_reading_list_and_its_articles_read_offline_with_their_images(page, live_server, library):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    library = library(["one", "two", "three", "four"])
+    library.queue("one", "two", "three")
+    for slug in ("one", "two", "three"):
+        library.wait_state(slug, "ready")
+    watch = Watch(page, live_server.url)
+    controlled(page, live_server.url + READING_LIST, 3)
+    expect(page.locator("#saved-note")).to_have_text("3 articles saved on this device for offline reading")
+    expect(page.locator("#offline-banner")).to_be_hidden()
+    watch.collect_csp()
+    assert watch.problems == []
+
+    page.context.set_offline(True)
+    # the installed app opens on the reading list
+    answer = page.goto(live_server.url + READING_LIST)
+    assert answer.from_service_worker
+    expect(page.locator("#offline-banner")).to_be_visible()
+    expect(page.locator("article.card")).to_have_count(3)
+    for slug in ("one", "two", "three"):
+        # every article on it reads in full: the text and its image
+        page.goto(live_server.url + READING_LIST)
+        card(page, f"Title {slug}").get_by_role("link", name=f"Title {slug}").click()
+        expect(page.locator("h1")).to_have_text(f"Title {slug}")
+        body = page.locator(".reading .body")
+        expect(body).to_contain_text(f"marker-{slug}")
+        expect(body).to_contain_text("Paragraph number 79")
+        image = body.locator("img")
+        image.scroll_into_view_if_needed()
+        page.wait_for_function("img => img.complete && img.naturalWidth === 192", arg=image.element_handle())
+    # what is not saved says so
+    page.goto(f"{live_server.url}/articles/{library.ids['four']}")
+    expect(page.locator("main")).to_contain_text("Offline: this article is not saved on this device.")
+    page.goto(live_server.url + "/feeds")
+    expect(page.locator("main")).to_contain_text("Offline: this page is not saved on this device.")
+
+    # Online again: pages come from reader, live, and opening marks read; the next sync drops it.
+    page.context.set_offline(False)
+    page.goto(f"{live_server.url}/articles/{library.ids['one']}")
+    expect(page.get_by_role("button", name="mark unread")).to_be_visible()
+    page.goto(live_server.url + READING_LIST)
+    expect(page.locator("article.card")).to_have_count(2)
+    page.wait_for_function("n => document.documentElement.dataset.saved === n", arg="2")
+    page.context.set_offline(True)
+    page.goto(f"{live_server.url}/articles/{library.ids['one']}")
+    expect(page.locator("main")).to_contain_text("Offline: this article is not saved on this device.")
+    # the worker's saving never marked anything read: only the person's open did
+    assert [library.article(s)["read"] for s in ("one", "two", "three")] == [True, False, False]
+
+
+def test_three_offline_actions_are_applied_exactly_once_however_often_they_are_sent(page, live_server, library,
+                                                                                   settings):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    library = library(["one", "two", "held", "waiting"], gated=("held",), image=False)
+    library.queue("one", "two")
+    library.wait_state("one", "ready")
+    library.wait_state("two", "ready")
+    library.queue("held", "waiting")  # one worker: "held" is being cleaned, "waiting" waits
+    library.wait_state("held", "cleaning")
+    assert library.article("waiting")["state"] == "queued"
+    controlled(page, live_server.url + READING_LIST, 2)
+
+    page.context.set_offline(True)
+    # 1. star, in the reader view
+    page.goto(f"{live_server.url}/articles/{library.ids['one']}")
+    expect(page.locator("#offline-banner")).to_be_visible()
+    page.locator("#reading-tools").get_by_role("button", name="star").click()
+    expect(page.locator("#reading-tools").get_by_role("button", name="unstar")).to_be_visible()
+    # 2. mark read, from the reading list's "more" menu
+    page.goto(live_server.url + READING_LIST)
+    two = card(page, "Title two")
+    two.locator("summary").click()
+    two.get_by_role("button", name="mark read").click()
+    expect(two.get_by_role("button", name="mark unread")).to_be_visible()
+    # 3. unqueue, on the queue page
+    page.goto(live_server.url + "/queue")
+    waiting = card(page, "Title waiting")
+    waiting.get_by_role("button", name="unqueue").click()
+    expect(waiting.get_by_role("button", name="unqueued")).to_be_disabled()
+    kept = outbox(page)
+    assert [(a["method"], a["path"]) for a in kept] == [
+        ("POST", f"/api/articles/{library.ids['one']}/star"),
+        ("POST", f"/api/articles/{library.ids['two']}/read"),
+        ("DELETE", f"/api/articles/{library.ids['waiting']}/queue"),
+    ]
+    assert len({a["key"] for a in kept}) == 3
+    # nothing reached reader
+    assert (library.article("one")["starred"], library.article("two")["read"]) == (False, False)
+    assert library.article("waiting")["state"] == "queued" and actions(settings) == []
+
+    page.context.set_offline(False)  # back online: the outbox is sent
+    until(lambda: outbox(page) == [])
+    assert library.article("one")["starred"] is True
+    assert library.article("two")["read"] is True
+    assert library.article("waiting")["state"] == "new"
+    remembered = actions(settings)
+    assert sorted(key for key, _, _ in remembered) == sorted(a["key"] for a in kept)
+    assert {status for _, _, status in remembered} == {200}
+
+    # Meanwhile another device undoes all three. Then the connection flaps, and this device,
+    # which (say) never heard the answers, sends the same three actions again, three times:
+    # each is a no-op now, or the star, the read and the unqueue would come back.
+    library.api.delete(f"/api/articles/{library.ids['one']}/star")
+    library.api.delete(f"/api/articles/{library.ids['two']}/read")
+    library.queue("waiting")
+    for _ in range(3):
+        put_back(page, kept)
+        page.context.set_offline(True)
+        page.context.set_offline(False)
+        until(lambda: outbox(page) == [])
+    assert library.article("one")["starred"] is False
+    assert library.article("two")["read"] is False
+    assert library.article("waiting")["state"] == "queued"
+    assert actions(settings) == remembered
+    library.gate.set()
+
+
+def test_a_shared_link_lands_on_the_confirmation_and_is_saved_and_queued(page, live_server, pages):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    shared = pages.add("/shared.html", long_article("Shared article", "marker-shared"))
+    page.goto(live_server.url + "/")
+    manifest = page.evaluate("() => fetch('/manifest.webmanifest').then(r => r.json())")
+    target = manifest["share_target"]
+    assert target["method"] == "GET"
+    # what Android sends: the title, and the link inside the text
+    query = {target["params"]["title"]: "Shared article", target["params"]["text"]: f"Worth a read {shared}"}
+    page.goto(live_server.url + target["action"] + "?" + urlencode(query))
+    expect(page.get_by_label("Link")).to_have_value(shared)
+    expect(page.get_by_label("Title")).to_have_value("Shared article")
+    with httpx.Client(base_url=live_server.url) as api:
+        assert api.get("/api/articles").json()["items"] == []  # the landing page saved nothing
+        page.get_by_role("button", name="Save and queue").click()
+        expect(page.get_by_role("status")).to_contain_text("Saved and queued")
+        [item] = api.get("/api/articles").json()["items"]
+    assert item["url"] == shared and item["state"] in ("queued", "cleaning", "ready")
+
+
+def fraction(page) -> float:
+    """How far through the text the reader view is, as static/offline.js measures it."""
+    return page.evaluate("""() => {
+        const box = document.querySelector('.reading .body').getBoundingClientRect();
+        return box.bottom <= innerHeight ? 1 : Math.max(0, -box.top / box.height);
+    }""")
+
+
+def test_the_reading_position_is_saved_offline_synced_and_restored_on_another_device(chromium, live_server,
+                                                                                      library):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    library = library(["long"], image=False)
+    library.queue("long")
+    library.wait_state("long", "ready")
+    phone = chromium.new_context(viewport={"width": 390, "height": 844})
+    laptop = chromium.new_context(viewport=VIEWPORT)
+    try:
+        page = phone.new_page()
+        controlled(page, live_server.url + READING_LIST, 1)
+        phone.set_offline(True)
+        page.goto(f"{live_server.url}/articles/{library.ids['long']}")
+        # the person scrolls to the middle (the wheel: their own scrolling)
+        page.mouse.move(200, 400)
+        middle = page.evaluate("""() => {
+            const box = document.querySelector('.reading .body').getBoundingClientRect();
+            return box.top + box.height / 2;
+        }""")
+        page.mouse.wheel(0, middle)
+        until(lambda: abs(fraction(page) - 0.5) < 0.02)
+        until(lambda: any(a["path"].endswith("/position") for a in outbox(page)))
+        [sent] = [a for a in outbox(page) if a["path"].endswith("/position")]
+        assert abs(json.loads(sent["body"])["position"] - 0.5) < 0.02
+        assert library.article("long")["read_position"] is None  # offline: not sent yet
+        # reopened offline, on the same device: back in the middle
+        page.goto(live_server.url + READING_LIST)
+        page.goto(f"{live_server.url}/articles/{library.ids['long']}")
+        page.wait_for_selector(".reading[data-restored]", state="attached")
+        assert abs(fraction(page) - 0.5) < 0.03
+
+        phone.set_offline(False)
+        until(lambda: library.article("long")["read_position"] is not None)
+        assert abs(library.article("long")["read_position"] - 0.5) < 0.02
+
+        # another device: the reading list says so, and opening goes to the middle
+        other = laptop.new_page()
+        other.goto(live_server.url + READING_LIST)
+        expect(card(other, "Title long")).to_contain_text("half read")
+        card(other, "Title long").get_by_role("link", name="Title long").click()
+        other.wait_for_selector(".reading[data-restored]", state="attached")
+        assert abs(fraction(other) - 0.5) < 0.03
+    finally:
+        phone.close()
+        laptop.close()
