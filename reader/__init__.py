@@ -17,7 +17,8 @@ The data flow, module by module:
     store/       every SQL statement, by entity: schema (and migrations), feeds, articles,
                  line (the queue and its claims), ledger, media (stored images and raw
                  pages), portable (export/import), search, library (tags, notes, folders,
-                 imported links)
+                 imported links), devices (reading positions, actions applied once by a
+                 device's id)
     line         positions in the line turned into honest waiting times
     worker       pulls the next queued article itself and cleans it
     cleaning     the one claim-then-extract path shared by the worker, a direct open, a
@@ -37,6 +38,8 @@ The data flow, module by module:
     importers/   read other apps' exports (Pocket, Instapaper, Omnivore, wallabag, bookmarks,
                  OPML with folders) into records, told apart by content; no database here
     resources    where the templates, static files and first-run seed are (package data)
+    pwa          the installable app: manifest, the service worker script (static/sw.js) and
+                 its version; offline actions and the reading position are static/offline.js
     edition/     EPUB 3 books and the OPDS catalog from plain article records (no database)
     editions     the reading list, one article and the catalog as books: core -> edition/
 """

@@ -244,6 +244,7 @@
       var data = event.data || {};
       if (typeof data.saved !== "number") return;
       root.setAttribute("data-saved", String(data.saved));
+      root.setAttribute("data-worker", String(data.version));
       var note = $("saved-note");
       if (note) {
         note.textContent = data.saved === 1 ? "1 article saved on this device for offline reading"

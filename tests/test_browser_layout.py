@@ -160,6 +160,7 @@ def every_page(site) -> dict[str, str]:
         "login": "/login",
         "error": "/articles/987654",
         "search": "/?q=reading",
+        "offline": "/offline?what=article",
     }
 
 

@@ -11,6 +11,7 @@ without /usr/bin/chromium."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 import time
@@ -337,3 +338,33 @@ def test_the_reading_position_is_saved_offline_synced_and_restored_on_another_de
     finally:
         phone.close()
         laptop.close()
+
+
+def cache_names(page) -> list[str]:
+    return sorted(page.evaluate("() => caches.keys()"))
+
+
+def test_a_new_deploy_replaces_the_old_worker_and_its_caches(page, live_server):
+    """The worker of an older deploy (its script as that deploy served it: another VERSION)
+    controls the page and has its caches; the deploy changes /sw.js, and the next check
+    for an update installs the new worker, which takes over and deletes every old cache."""
+    current = httpx.get(live_server.url + "/sw.js").text
+    version = re.search(r'const VERSION = "([^"]+)";', current).group(1)
+    old = current.replace(f'const VERSION = "{version}";', 'const VERSION = "0.0.1-olddeploy";')
+    page.context.route("**/sw.js", lambda route: route.fulfill(
+        body=old, content_type="text/javascript", headers={"Cache-Control": "no-cache"}))
+    controlled(page, live_server.url + READING_LIST, 0)
+    assert page.evaluate("() => document.documentElement.dataset.worker") == "0.0.1-olddeploy"
+    assert cache_names(page) == ["reader-saved-0.0.1-olddeploy", "reader-shell-0.0.1-olddeploy"]
+
+    page.context.unroute("**/sw.js")  # the new deploy
+    page.evaluate("() => navigator.serviceWorker.getRegistration().then(r => r.update())")
+    until(lambda: cache_names(page) == [f"reader-shell-{version}"])
+    page.reload()
+    page.wait_for_function("v => document.documentElement.dataset.worker === v", arg=version)
+    assert cache_names(page) == [f"reader-saved-{version}", f"reader-shell-{version}"]
+    # the shell is this deploy's
+    shell = page.evaluate("""() => caches.open(document.documentElement.dataset.worker ?
+        'reader-shell-' + document.documentElement.dataset.worker : '')
+        .then(c => c.match('/static/offline.js')).then(r => r.text())""")
+    assert shell == httpx.get(live_server.url + "/static/offline.js").text

@@ -11,7 +11,7 @@ from .base import StoreBase, rows_of
 
 # An action remembered this long answers its replays; a device offline for longer than
 # this sends its action as new (reading state is set, never toggled, so it lands the same).
-ACTION_MEMORY = 60 * 86400.0
+ACTION_MEMORY = 30 * 86400.0
 # An action claimed but not finished this long ago was cut off (the process died while
 # applying it): its next replay applies it again.
 ACTION_STALE = 120.0
