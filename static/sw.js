@@ -10,9 +10,10 @@
      "offline: not saved on this device" page, fetched when the worker installs;
    - the saved pages: the reading list page, the queue page, and every article on the
      reading list with the images reader serves for it, in tap order, up to the size
-     budget (READER_OFFLINE_MAX_BYTES). /api/offline says what they are; the pages ask the
-     worker to sync on every load while online, and it saves what is new and drops what
-     left the list.
+     budget (READER_OFFLINE_MAX_BYTES, counted over the articles' pages and images).
+     /api/offline says what they are; the pages ask the worker to sync on every load while
+     online, and it saves what is new and drops what left the list (with the same list,
+     at most once a minute).
 
    How it answers:
    - pages: network first, always. Online, a page is the live one (pages are no-store);
@@ -115,6 +116,10 @@ async function file(request) {
 // -- saving the reading list ---------------------------------------------------------------
 
 let syncing = null;
+// The last sync: which articles it saved and when. Pages load often; when the list is the
+// same and the last sync is recent, the pages are not fetched again.
+let last = { list: null, at: 0, message: null };
+const RESYNC_AFTER = 60 * 1000;  // ms
 
 function sync() {
   // One sync at a time: pages load faster than a sync ends.
@@ -122,10 +127,16 @@ function sync() {
   return syncing;
 }
 
+async function tell(message) {
+  for (const client of await self.clients.matchAll({ type: "window" })) client.postMessage(message);
+}
+
 async function saveReadingList() {
   const answer = await fetch("/api/offline", { cache: "no-store" });
   if (!answer.ok) return;
   const list = await answer.json();
+  const same = JSON.stringify(list);
+  if (same === last.list && Date.now() - last.at < RESYNC_AFTER) return tell(last.message);
   const saved = await caches.open(SAVED_CACHE);
   const noted = await saved.match(SIZES);
   const sizes = noted ? await noted.json() : {};
@@ -145,7 +156,8 @@ async function saveReadingList() {
     return size;
   }
 
-  for (const path of list.pages) used += await keep(path, true);
+  // The list pages are what the app opens on: always kept, outside the budget (they are small).
+  for (const path of list.pages) await keep(path, true);
   let articles = 0;
   for (const article of list.articles) {
     // Pages are small and change (a star, where the person stopped): fetched each sync.
@@ -172,7 +184,6 @@ async function saveReadingList() {
     if (!(path in kept) && path !== SIZES) await saved.delete(request);
   }
   await saved.put(SIZES, new Response(JSON.stringify(kept), { headers: { "Content-Type": "application/json" } }));
-  for (const client of await self.clients.matchAll({ type: "window" })) {
-    client.postMessage({ saved: articles, bytes: used, version: VERSION });
-  }
+  last = { list: same, at: Date.now(), message: { saved: articles, bytes: used, version: VERSION } };
+  await tell(last.message);
 }

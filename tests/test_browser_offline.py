@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from .browsing import TIMEOUT_MS, VIEWPORT, Watch, card
-from .helpers import RSS, published, rss
+from .helpers import RSS, LiveServer, published, rss
 
 pytestmark = pytest.mark.browser
 
@@ -368,3 +368,32 @@ def test_a_new_deploy_replaces_the_old_worker_and_its_caches(page, live_server):
         'reader-shell-' + document.documentElement.dataset.worker : '')
         .then(c => c.match('/static/offline.js')).then(r => r.text())""")
     assert shell == httpx.get(live_server.url + "/static/offline.js").text
+
+
+def test_the_size_budget_keeps_the_oldest_taps_and_leaves_the_rest_online(chromium, live_server, library, settings):
+    """A budget that the two articles' text alone fits in, but not their pages: the device
+    keeps the first tap whole and says the second is not saved."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    library = library(["first", "second"])
+    library.queue("first", "second")
+    library.wait_state("first", "ready")
+    library.wait_state("second", "ready")
+    listed = library.api.get("/api/offline").json()["articles"]
+    assert [a["id"] for a in listed] == [library.ids["first"], library.ids["second"]]
+    budget = sum(a["bytes"] for a in listed) + 1
+    # the same database served with that budget (the budget is a setting of the server)
+    with LiveServer(settings.replace(offline_max_bytes=budget, serve_workers=0)) as small:
+        context = chromium.new_context(viewport=VIEWPORT)
+        try:
+            page = context.new_page()
+            controlled(page, small.url + READING_LIST, 1)
+            expect(page.locator("#saved-note")).to_have_text("1 article saved on this device for offline reading")
+            context.set_offline(True)
+            page.goto(f"{small.url}/articles/{library.ids['first']}")
+            expect(page.locator(".reading .body")).to_contain_text("marker-first")
+            page.goto(f"{small.url}/articles/{library.ids['second']}")
+            expect(page.locator("main")).to_contain_text("Offline: this article is not saved on this device.")
+        finally:
+            context.close()
