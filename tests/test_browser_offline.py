@@ -182,8 +182,12 @@ def test_the_reading_list_and_its_articles_read_offline_with_their_images(page, 
     page.context.set_offline(False)
     page.goto(f"{live_server.url}/articles/{library.ids['one']}")
     expect(page.get_by_role("button", name="mark unread")).to_be_visible()
-    page.goto(live_server.url + READING_LIST)
+    answer = page.goto(live_server.url + READING_LIST)
+    assert answer.headers["cache-control"] == "no-store"  # the live line, through the worker
     expect(page.locator("article.card")).to_have_count(2)
+    library.api.post(f"/api/articles/{library.ids['two']}/star")  # changed elsewhere: shown at once
+    page.reload()
+    expect(card(page, "Title two").locator(".star-mark")).to_be_visible()
     page.wait_for_function("n => document.documentElement.dataset.saved === n", arg="2")
     page.context.set_offline(True)
     page.goto(f"{live_server.url}/articles/{library.ids['one']}")

@@ -219,3 +219,21 @@ async def test_manifest_is_open_without_login_and_the_rest_is_not(settings):
         assert (await bare.get("/manifest.webmanifest")).status_code == 200
         assert (await bare.get("/api/offline")).status_code == 401
         assert (await bare.get("/sw.js")).status_code == 303
+
+
+async def test_an_action_cut_off_while_applied_is_applied_by_its_replay(quiet, pages, settings):
+    """The process died between claiming an action and answering it: its row stays
+    unanswered. Once that is older than a claim could be, the replay applies it."""
+    import sqlite3
+
+    from reader.store.devices import ACTION_STALE
+
+    _, [a] = await subscribe_slugs(quiet, pages, ["one"])
+    store = quiet.app.state.reader.store  # type: ignore[attr-defined]
+    cut = key()
+    assert await store.begin_action(cut, f"POST /api/articles/{a}/star") is None  # claimed, never finished
+    with sqlite3.connect(settings.db) as db:
+        db.execute("UPDATE actions SET at = at - ? WHERE key = ?", (ACTION_STALE + 1, cut))
+    replay = await quiet.post(f"/api/articles/{a}/star", headers={"Idempotency-Key": cut})
+    assert replay.status_code == 200 and replay.json()["starred"] is True
+    assert (await store.action(cut))["status"] == 200
