@@ -62,7 +62,9 @@
         s.openCursor().onsuccess = function (event) {
           var cursor = event.target.result;
           if (!cursor) return;
-          if (cursor.value.position && cursor.value.path === action.path) cursor.delete();
+          // (the cursor also meets the action added below: that one stays)
+          var older = cursor.value.position && cursor.value.path === action.path && cursor.value.key !== action.key;
+          if (older) cursor.delete();
           cursor.continue();
         };
       }
@@ -70,9 +72,13 @@
     }).then(send);
   }
 
-  var sending = null, again = null;
+  var sending = null, again = null, more = false;
   function send() {
-    if (sending) return sending;
+    if (sending) {
+      more = true;  // kept while a send was going: it goes right after
+      return sending;
+    }
+    more = false;
     if (!navigator.onLine) return Promise.resolve();
     sending = all("outbox").then(function (actions) {
       return actions.reduce(function (previous, action) {
@@ -94,6 +100,7 @@
     }).then(function (done) {
       sending = null;
       if (!done && !again) again = setTimeout(function () { again = null; send(); }, RETRY);
+      else if (done && more) send();
     }, function () { sending = null; });
     return sending;
   }

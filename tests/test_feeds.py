@@ -418,7 +418,8 @@ async def test_script_in_a_title_comes_out_as_plain_text(client, pages):
     page = (await client.get("/")).text
     assert "alert(" not in page
     tree = lxml_html.fromstring(page)
-    assert [s.get("src") for s in tree.iter("script")] == ["/static/app.js", "/static/vendor/htmx-4.0.1/htmx.min.js"]
+    assert [s.get("src") for s in tree.iter("script")] == [
+        "/static/app.js", "/static/vendor/htmx-4.0.1/htmx.min.js", "/static/offline.js"]
     assert "Why &lt;script&gt; tags matter" in page
     assert "Why <script> tags matter" in [h.text_content().strip() for h in tree.iter("h2")]
 
