@@ -170,6 +170,8 @@ def test_the_reading_list_and_its_articles_read_offline_with_their_images(page, 
         expect(body).to_contain_text(f"marker-{slug}")
         expect(body).to_contain_text("Paragraph number 79")
         image = body.locator("img")
+        # reader's own copy, stored when the article was cleaned
+        expect(image).to_have_attribute("src", re.compile(rf"^/articles/{library.ids[slug]}/images/[0-9a-f]+"))
         image.scroll_into_view_if_needed()
         page.wait_for_function("img => img.complete && img.naturalWidth === 192", arg=image.element_handle())
     # what is not saved says so

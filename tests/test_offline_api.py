@@ -123,10 +123,13 @@ async def test_position_saved_newest_wins_shown_on_the_card(quiet, pages):
 async def test_offline_list_is_the_reading_list_with_same_origin_images_within_budget(settings, pages):
     from .helpers import app_client
 
-    origin = "http://reader.test"
+    from reader.resources import static_dir
+
+    # the article's picture, stored with it when it is cleaned and served by reader
+    picture = pages.add("/picture.png", (static_dir() / "icons" / "icon-192.png").read_bytes(), content_type="image/png")
     image_page = pages.add("/pictured.html", f"""<!doctype html><html><head><title>Pictured</title></head><body>
 <article><h1>Pictured</h1>{''.join(f'<p>Paragraph {i} of a pictured article with enough words to be prose.</p>' for i in range(8))}
-<figure><img src="{origin}/static/icons/icon-192.png" alt="our icon" width="192" height="192"></figure>
+<figure><img src="{picture}" alt="our icon" width="192" height="192"></figure>
 <figure><img src="https://elsewhere.example/photo.jpg" alt="another site's"></figure>
 {''.join(f'<p>More paragraph {i} of the pictured article, long enough to be kept.</p>' for i in range(8))}
 </article></body></html>""")
@@ -145,7 +148,9 @@ async def test_offline_list_is_the_reading_list_with_same_origin_images_within_b
         assert [x["id"] for x in body["articles"]] == [b, pictured, a]
         assert body["articles"][0]["page"] == f"/articles/{b}"
         by_id = {x["id"]: x for x in body["articles"]}
-        assert by_id[pictured]["images"] == ["/static/icons/icon-192.png"]
+        [image] = by_id[pictured]["images"]  # reader's copy; not the other site's
+        assert image.startswith(f"/articles/{pictured}/images/")
+        assert (await client.get(image)).content == (static_dir() / "icons" / "icon-192.png").read_bytes()
         assert by_id[a]["images"] == []
         assert all(x["bytes"] > 0 for x in body["articles"])
         assert "/?state=ready&unread=1" in body["pages"]
