@@ -128,7 +128,9 @@ function sync() {
 }
 
 async function tell(message) {
-  for (const client of await self.clients.matchAll({ type: "window" })) client.postMessage(message);
+  // Uncontrolled pages too: the first page's sync can end before this worker has claimed it.
+  const pages = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  for (const client of pages) client.postMessage(message);
 }
 
 async function saveReadingList() {
