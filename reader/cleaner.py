@@ -152,27 +152,77 @@ def _drop_hidden(tree: etree._Element) -> None:
 
 
 def _trafilatura(tree: etree._Element, url: str) -> tuple[str | None, dict[str, Any]]:
-    import trafilatura
-    from trafilatura.settings import set_date_params
+    """trafilatura's article as HTML, and the page's title, author, date and site name.
 
+    This is what `trafilatura.extract_with_metadata` returns, less two costs that buy us
+    nothing: the content fingerprint it computes for every non-text output, and the
+    categories, tags, licence and the like that its metadata pass also looks for."""
+    from trafilatura.core import bare_extraction, determine_returnstring
+    from trafilatura.settings import Document, Extractor, set_date_params
+
+    # The date from the page's markup (meta tags, JSON-LD, <time>, the URL) only: guessing
+    # it from the running text costs more than the whole extraction and mostly finds
+    # copyright years.
+    date_params = set_date_params(extensive=False)
+    options = Extractor(
+        # Images come from readability's copy of the article, which keeps their figures
+        # and captions; in trafilatura's they only blur its vote.
+        output_format="html", images=False, links=True, tables=True, comments=False, precision=True,
+        url=url, date_params=date_params,
+    )
     try:
-        document = trafilatura.extract_with_metadata(
-            # Images come from readability's copy of the article, which keeps their
-            # figures and captions; in trafilatura's they only blur its vote.
-            tree, url=url, output_format="html", include_images=False, include_links=True,
-            include_tables=True, include_comments=False, favor_precision=True,
-            # The date from the page's markup (meta tags, JSON-LD, <time>, the URL) only:
-            # guessing it from the running text costs more than the whole extraction
-            # and mostly finds copyright years.
-            date_extraction_params=set_date_params(extensive=False),
-        )
+        document = bare_extraction(tree, options=options)  # works on its own copy of the tree
+        if not isinstance(document, Document):
+            return None, {}
+        text = determine_returnstring(document, options)
+        meta = _metadata(tree, url, date_params)
     except Exception:  # a third-party parser choking on hostile markup is "no opinion"
         return None, {}
-    if document is None:
-        return None, {}
-    meta = {"title": document.title, "author": document.author, "date": document.date,
-            "sitename": document.sitename}
-    return (document.text or None), meta
+    return (text or None), meta
+
+
+def _metadata(tree: etree._Element, url: str, date_params: dict[str, Any]) -> dict[str, Any]:
+    """The four fields we show, found the way trafilatura's metadata pass finds them (meta
+    tags, then JSON-LD, then the page's own headings and bylines; the date by htmldate),
+    and cleaned up as it cleans them. None of these steps edits the tree."""
+    from html import unescape
+
+    from htmldate import find_date
+    from trafilatura.metadata import (META_URL, examine_meta, extract_author, extract_meta_json, extract_sitename,
+                                      extract_title, extract_url)
+    from trafilatura.utils import line_processing
+
+    found = examine_meta(tree)
+    if found.author and " " not in found.author:
+        found.author = None  # a lone handle or first name is rarely the byline
+    try:
+        found = extract_meta_json(tree, found)
+    except Exception:  # its JSON-LD reader has bugs of its own; the meta tags still stand
+        pass
+    if not found.title:
+        found.title = extract_title(tree)
+    if not found.author:
+        found.author = extract_author(tree)
+    page_url = found.url or extract_url(tree, url)
+    date = find_date(tree, **{**date_params, "url": page_url})
+    site = found.sitename or extract_sitename(tree)
+    if site:
+        site = site.lstrip("@")
+        if site and "." not in site and not site[0].isupper():
+            site = site.title()
+    elif page_url:
+        match = META_URL.match(page_url)
+        if match:
+            site = match[1]
+
+    def tidy(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        if len(value) > 10000:
+            value = value[:9999] + "…"
+        return line_processing(unescape(value))
+
+    return {"title": tidy(found.title), "author": tidy(found.author), "date": tidy(date), "sitename": tidy(site)}
 
 
 def _readability(tree: etree._Element) -> etree._Element | None:
@@ -200,7 +250,29 @@ def _readability_class() -> type:
             self.encoding = "utf-8"
             return doc
 
+        def get_link_density(self, elem: etree._Element) -> float:
+            # readability's own, with the cheap length below: it runs for every candidate
+            # and every link in it.
+            linked = sum(_clean_length(link.text_content() or "") for link in elem.findall(".//a"))
+            return float(linked) / max(_clean_length(elem.text_content() or ""), 1)
+
     return Readability
+
+
+_LONG_SPACE = re.compile(r"\s{255,}")
+_NEWLINE_SPACE = re.compile(r"\s*\n\s*")
+_TAB_SPACE = re.compile(r"\t|[ \t]{2,}")
+
+
+def _clean_length(text: str) -> int:
+    """len(readability.readability.clean(text)), which runs three regex substitutions on
+    every text it measures. Text with no line break, tab or double space (most link texts)
+    comes out of them unchanged, so only its ends need trimming."""
+    if "\n" in text or "\t" in text or "  " in text or (len(text) >= 255 and _LONG_SPACE.search(text)):
+        text = _LONG_SPACE.sub(" " * 255, text)
+        text = _NEWLINE_SPACE.sub("\n", text)
+        text = _TAB_SPACE.sub(" ", text)
+    return len(text.strip())
 
 
 def _Readability(tree: etree._Element) -> Any:
@@ -237,27 +309,41 @@ def _text(element: etree._Element) -> str:
     return " ".join("".join(parts).split())
 
 
-def _triples(text: str) -> set[tuple[str, ...]]:
-    words = _WORD.findall(text.lower())
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _triples(words: list[str]) -> set[tuple[str, ...]]:
     if len(words) < 3:
         return {tuple(words)} if words else set()
-    return {tuple(words[i:i + 3]) for i in range(len(words) - 2)}
+    return set(zip(words, words[1:], words[2:]))
+
+
+class _Block:
+    """A unit's text, its words and word triples, worked out once: the vote asks about
+    each block more than once."""
+
+    __slots__ = ("text", "words", "triples")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.words = _words(text)
+        self.triples = _triples(self.words)
 
 
 class _Opinion:
     """One extractor's text, to ask whether it also holds a block."""
 
-    def __init__(self, text: str):
-        self.triples = _triples(text)
-        self.flat = " " + " ".join(_WORD.findall(text.lower())) + " "
+    def __init__(self, words: list[str]):
+        self.triples = _triples(words)
+        self.flat = " " + " ".join(words) + " "
 
-    def holds(self, block: str) -> bool:
-        words = _WORD.findall(block.lower())
-        if not words:
+    def holds(self, block: _Block) -> bool:
+        if not block.words:
             return True  # an image or a rule: no words to disagree on
-        if len(words) < 3:
-            return f" {' '.join(words)} " in self.flat
-        mine = _triples(block)
+        if len(block.words) < 3:
+            return f" {' '.join(block.words)} " in self.flat
+        mine = block.triples
         return len(mine & self.triples) >= AGREE * len(mine)
 
 
@@ -284,25 +370,25 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
         return traf_root
     if traf_root is None:
         return readable
-    traf_opinion = _Opinion(_text(traf_root))
+    traf_opinion = _Opinion(_words(_text(traf_root)))
     read_units = list(_units(readable))
-    texts = [_text(u) for u in read_units]
-    agreed = [traf_opinion.holds(t) for t in texts]
-    if not any(a and _WORD.search(t) for a, t in zip(agreed, texts)):
+    blocks = [_Block(_text(u)) for u in read_units]
+    agreed = [traf_opinion.holds(b) for b in blocks]
+    if not any(a and b.words for a, b in zip(agreed, blocks)):
         return traf_root
     last = max(i for i, a in enumerate(agreed) if a)
-    kept = []
-    for unit, text, agree in zip(read_units[:last + 1], texts, agreed):
-        if agree or _reads_as_text(unit, text):
-            kept.append(unit)
+    kept: list[tuple[etree._Element, _Block]] = []
+    for unit, block, agree in zip(read_units[:last + 1], blocks, agreed):
+        if agree or _reads_as_text(unit, block.text):
+            kept.append((unit, block))
         else:
             _drop(unit)
-    for unit, text in zip(read_units[last + 1:], texts[last + 1:]):
-        if len(text.split()) > TRAILING_MIN_WORDS:
-            kept.append(unit)
+    for unit, block in zip(read_units[last + 1:], blocks[last + 1:]):
+        if len(block.text.split()) > TRAILING_MIN_WORDS:
+            kept.append((unit, block))
         else:
             _drop(unit)
-    _put_back(readable, kept, list(_units(traf_root)))
+    _put_back(kept, list(_units(traf_root)))
     return readable
 
 
@@ -320,26 +406,26 @@ def _reads_as_text(unit: etree._Element, text: str) -> bool:
     return words >= SHORT_WORDS
 
 
-def _put_back(readable: etree._Element, kept: list[etree._Element], traf_units: list[etree._Element]) -> None:
+def _put_back(kept: list[tuple[etree._Element, _Block]], traf_units: list[etree._Element]) -> None:
     """Insert the blocks only trafilatura found, each after the readability block that
     holds the trafilatura block before it."""
     if not kept:
         return
-    read_opinion = _Opinion(" ".join(_text(u) for u in kept))
+    read_opinion = _Opinion([word for _, block in kept for word in block.words])
     first_triple: dict[tuple[str, ...], etree._Element] = {}
-    for unit in kept:
-        for triple in _triples(_text(unit)):
+    for unit, block in kept:
+        for triple in block.triples:
             first_triple.setdefault(triple, unit)
     anchor: etree._Element | None = None
     for unit in traf_units:
-        text = _text(unit)
-        if read_opinion.holds(text):
-            for triple in _triples(text):
+        block = _Block(_text(unit))
+        if read_opinion.holds(block):
+            for triple in block.triples:
                 if triple in first_triple:
                     anchor = first_triple[triple]
                     break
             continue
-        if len(_WORD.findall(text)) < PUT_BACK_MIN_WORDS:
+        if len(_WORD.findall(block.text)) < PUT_BACK_MIN_WORDS:
             continue  # a label, a date, a lone link: furniture far more often than text
         extra = copy.deepcopy(unit)
         extra.tail = None
@@ -348,7 +434,7 @@ def _put_back(readable: etree._Element, kept: list[etree._Element], traf_units: 
             wrapper.append(extra)
             extra = wrapper
         if anchor is None:
-            kept[0].addprevious(extra)
+            kept[0][0].addprevious(extra)
         else:
             anchor.addnext(extra)
         anchor = extra
