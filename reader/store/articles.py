@@ -9,7 +9,7 @@ from typing import Any
 
 from .base import (
     _ARTICLE_BASE_COLUMNS, _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _LINE, _ONE_ARTICLE_COLUMNS, _STATE, StoreBase,
-    rows_of,
+    cleaned_at_of, rows_of,
 )
 
 
@@ -22,10 +22,9 @@ SEARCH_RANKED = 1000
 # keyset page continues from. A ready article's tap order falls back to its cleaning time
 # (opened directly, never tapped).
 _NEWEST = ("(a.sort_at, a.id)", "SELECT sort_at, id FROM articles WHERE id = :before", ("a.sort_at", "a.id"))
-_TAP = ("(coalesce(a.tapped_at, c.cleaned_at), a.id)",
-        """SELECT coalesce(b.tapped_at, bc.cleaned_at), b.id FROM articles b
-           LEFT JOIN contents bc ON bc.article_id = b.id WHERE b.id = :before""",
-        ("coalesce(a.tapped_at, c.cleaned_at)", "a.id"))
+_TAP = (f"(coalesce(a.tapped_at, {cleaned_at_of('a')}), a.id)",
+        f"SELECT coalesce(b.tapped_at, {cleaned_at_of('b')}), b.id FROM articles b WHERE b.id = :before",
+        (f"coalesce(a.tapped_at, {cleaned_at_of('a')})", "a.id"))
 
 
 def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, ids: Sequence[int] | None,

@@ -75,7 +75,7 @@ class DeviceStore(StoreBase):
             SELECT a.id, c.html, length(CAST(c.html AS BLOB)) AS bytes
             FROM contents c CROSS JOIN articles a ON a.id = c.article_id
             WHERE a.read_at IS NULL
-            ORDER BY coalesce(a.tapped_at, c.cleaned_at), a.id
+            ORDER BY coalesce(a.tapped_at, c.cleaned_at), a.id  -- c.html is read anyway
             LIMIT ?
             """,
             (limit,),

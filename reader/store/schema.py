@@ -284,9 +284,17 @@ async def _v6_to_v7(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V7)
 
 
+# Version 8: when each article was cleaned, readable without its content. cleaned_at sits
+# after the html and text in a contents row, so reading it walks every overflow page of a
+# 25 KB article; the reading list's tap order falls back to it for every ready article
+# (200 ms per neighbour lookup at 3,000 ready articles). This index holds it apart.
+async def _v7_to_v8(db: aiosqlite.Connection) -> None:
+    await db.execute("CREATE INDEX contents_cleaned ON contents (article_id, cleaned_at)")
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
-    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7]
+    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8]
 
 
 async def migrate(db: aiosqlite.Connection) -> None:
