@@ -319,6 +319,13 @@ def _triples(words: list[str]) -> set[tuple[str, ...]]:
     return set(zip(words, words[1:], words[2:]))
 
 
+def _in_order(words: list[str]) -> list[tuple[str, ...]]:
+    """The triples of `_triples`, each where it first occurs in the text."""
+    if len(words) < 3:
+        return [tuple(words)] if words else []
+    return list(zip(words, words[1:], words[2:]))
+
+
 class _Block:
     """A unit's text, its words and word triples, worked out once: the vote asks about
     each block more than once."""
@@ -420,7 +427,9 @@ def _put_back(kept: list[tuple[etree._Element, _Block]], traf_units: list[etree.
     for unit in traf_units:
         block = _Block(_text(unit))
         if read_opinion.holds(block):
-            for triple in block.triples:
+            # in reading order: a set's order changes with each process's hash seed, and
+            # then so would where the next block is put back
+            for triple in _in_order(block.words):
                 if triple in first_triple:
                     anchor = first_triple[triple]
                     break

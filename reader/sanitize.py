@@ -29,11 +29,18 @@ _ATTRIBUTES = {
 }
 _SCHEMES = {"http", "https", "mailto"}
 _URL_ATTRIBUTES = {("a", "href"), ("img", "src")}
-# nh3 appends the attributes it sets on <img> from a Rust hash map, so their order changes
-# from one call to the next: the same page cleaned twice (an export imported back, a
-# re-cleaning) gave different HTML. One order, always. A quote in text or in an attribute
-# value is escaped, so this can only match the end of a tag.
-_SET_ATTRIBUTES = re.compile(r' decoding="async" loading="lazy"(\s*/?>)')
+# nh3 writes the attributes it sets on <img> from a Rust hash map, so their order, and where
+# they land among the others (when it drops one, such as a relative src with no base),
+# changes from one call to the next: the same page cleaned twice (an export imported back,
+# a re-cleaning) gave different HTML. One order, at the tag's end, always. An attribute
+# value is always double-quoted with its own quotes escaped, and "<img" in text is "&lt;img".
+_IMG_TAG = re.compile(r'<img((?:\s+[^\s"=/>]+(?:="[^"]*")?)*)\s*(/?)>')
+_SET_ATTRIBUTES = re.compile(r'\s+(?:loading="lazy"|decoding="async")(?=\s|$)')
+
+
+def _one_order(tag: re.Match[str]) -> str:
+    """An <img> tag with the two attributes nh3 sets moved to its end, in one order."""
+    return f'<img{_SET_ATTRIBUTES.sub("", tag.group(1))} loading="lazy" decoding="async"{tag.group(2)}>'
 
 
 def valid_text(text: str) -> str:
@@ -69,7 +76,7 @@ def clean_html(fragment: str, base_url: str | None = None) -> str:
         set_tag_attribute_values={"img": {"loading": "lazy", "decoding": "async"}},
         strip_comments=True,
     )
-    return _SET_ATTRIBUTES.sub(r' loading="lazy" decoding="async"\1', cleaned).strip()
+    return _IMG_TAG.sub(_one_order, cleaned).strip()
 
 
 _TAG = re.compile(r"<[^>]*>")
