@@ -39,6 +39,7 @@ from .portability import bookmarks_html, import_export_data
 from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
 from .records import READING_LIST, Article, ArticleFilter, Content, Feed, Marked, StoredImage
 from .settings import Settings
+from .sanitize import valid_text
 from .store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, Store, TooSlow, fts_terms
 from .urls import check_url
 from .worker import Worker
@@ -161,7 +162,7 @@ def parse_tags(value: Any) -> list[str]:
         raise Invalid("tags must be a list of names (or names separated by commas)")
     seen: dict[str, str] = {}
     for raw in value:
-        name = " ".join(raw.split())
+        name = " ".join(valid_text(raw).split())  # a lone surrogate (JSON can spell one) becomes "?"
         if len(name) > MAX_TAG:
             raise Invalid(f"a tag is at most {MAX_TAG} characters")
         if name:
@@ -622,7 +623,7 @@ class Reader:
         """Put a feed in a folder (None or "": in none)."""
         if folder is not None and not isinstance(folder, str):
             raise Invalid("folder must be text or null")
-        name = " ".join(folder.split())[:200] if folder else None
+        name = " ".join(valid_text(folder).split())[:200] if folder else None
         if not await self.store.set_folder(feed_id, name or None):
             raise NotFound("no such feed")
 

@@ -21,6 +21,8 @@ from reader.fetch import FetchError, fetch, make_client
 from reader.opml import OpmlError, parse_opml
 from reader.urls import check_url
 
+from .helpers import subscribe_slugs
+
 BAD_URLS = [
     "http://[::1",
     "http://xn--/",
@@ -77,6 +79,18 @@ async def test_a_lone_surrogate_in_a_title_is_stored_as_a_replacement_character(
                                  headers={"content-type": "application/json"})
     assert response.status_code == 201, response.text
     assert response.json()["title"] == "x?y"
+
+
+async def test_a_lone_surrogate_in_a_tag_or_a_folder_is_stored_as_a_replacement_character(client, pages):
+    feed_id, [article_id] = await subscribe_slugs(client, pages, ["a"])
+    tagged = await client.post(f"/api/articles/{article_id}/tags", content=json_bytes({"tags": ["x\ud800y"]}),
+                               headers={"content-type": "application/json"})
+    assert tagged.status_code == 200, tagged.text
+    assert tagged.json()["tags"] == ["x?y"]
+    moved = await client.patch(f"/api/feeds/{feed_id}", content=json_bytes({"folder": "a\ud800b"}),
+                               headers={"content-type": "application/json"})
+    assert moved.status_code == 200, moved.text
+    assert moved.json()["folder"] == "a?b"
 
 
 @pytest.mark.parametrize("path", ["/api/feeds", "/api/articles", "/api/articles/1/queue"])
