@@ -150,6 +150,22 @@ def parse_filter(params: Mapping[str, Any], *, strict: bool = True) -> ArticleFi
     )
 
 
+def _selection(ids: Sequence[int] | None, within: ArticleFilter | None, until: int | None) -> dict[str, Any]:
+    """What a bulk action applies to, as the store's arguments: these ids, or everything
+    the filter matches up to article `until` (articles added after it arrived after the
+    person looked)."""
+    if ids is None and until is None:
+        raise Invalid("give the articles' ids, or a filter with until (the newest article id shown)")
+    if ids is not None and len(ids) > MAX_BULK:
+        raise Invalid(f"at most {MAX_BULK} ids at once; use a filter with until for more")
+    f = within or ArticleFilter()
+    if f.state is not None and f.state not in STATES:
+        raise Invalid(f"state must be one of {', '.join(STATES)}")
+    return {"ids": ids, "until": until if ids is None else None, "state": f.state, "feed_id": f.feed_id,
+            "unread": f.unread, "starred": f.starred, "match": _match(f.q) if f.q else None,
+            "tag": f.tag, "folder": f.folder}
+
+
 _MARKED = re.compile("\x02(.*?)\x03", re.S)
 
 
@@ -298,17 +314,7 @@ class Reader:
         """Triage in bulk: mark read (or unread) these articles, or everything the filter
         matches up to article `until` (articles added after it are left alone: they
         arrived after the person looked). Only articles whose state changes count."""
-        if ids is None and until is None:
-            raise Invalid("give the articles' ids, or a filter with until (the newest article id shown)")
-        if ids is not None and len(ids) > MAX_BULK:
-            raise Invalid(f"at most {MAX_BULK} ids at once; use a filter with until for more")
-        f = within or ArticleFilter()
-        if f.state is not None and f.state not in STATES:
-            raise Invalid(f"state must be one of {', '.join(STATES)}")
-        match = _match(f.q) if f.q else None
-        changed, stamp = await self.store.mark_many(
-            read, ids=ids, until=until if ids is None else None, state=f.state, feed_id=f.feed_id,
-            unread=f.unread, starred=f.starred, match=match, tag=f.tag, folder=f.folder)
+        changed, stamp = await self.store.mark_many(read, **_selection(ids, within, until))
         return Marked(ids=changed, stamp=stamp if read and changed else None)
 
     async def undo_read(self, stamp: float) -> list[int]:
@@ -369,17 +375,7 @@ class Reader:
         names = parse_tags(tags)
         if not names:
             raise Invalid("tags: name at least one tag to add")
-        if ids is None and until is None:
-            raise Invalid("give the articles' ids, or a filter with until (the newest article id shown)")
-        if ids is not None and len(ids) > MAX_BULK:
-            raise Invalid(f"at most {MAX_BULK} ids at once; use a filter with until for more")
-        f = within or ArticleFilter()
-        if f.state is not None and f.state not in STATES:
-            raise Invalid(f"state must be one of {', '.join(STATES)}")
-        match = _match(f.q) if f.q else None
-        return await self.store.tag_many(
-            names, ids=ids, until=until if ids is None else None, state=f.state, feed_id=f.feed_id,
-            unread=f.unread, starred=f.starred, match=match, tag=f.tag, folder=f.folder)
+        return await self.store.tag_many(names, **_selection(ids, within, until))
 
     async def notes(self, article_id: int) -> list[dict[str, Any]]:
         """Highlights and annotations brought from other apps, oldest first."""

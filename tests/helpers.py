@@ -70,8 +70,15 @@ async def subscribe_slugs(client: httpx.AsyncClient, pages: LoopbackServer, slug
                           **kwargs: Any) -> tuple[int, list[int]]:
     """Subscribe to serve_feed(...) through the API; returns the feed id and the article ids
     in `slugs` order."""
-    response = await client.post("/api/feeds", json={"url": serve_feed(pages, slugs, **kwargs)})
-    assert response.status_code == 201, response.text
+    return await subscribe_url(client, pages, serve_feed(pages, slugs, **kwargs), slugs, statuses=(201,))
+
+
+async def subscribe_url(client: httpx.AsyncClient, pages: LoopbackServer, feed_url: str,
+                        slugs: list[str], statuses: tuple[int, ...] = (200, 201)) -> tuple[int, list[int]]:
+    """Subscribe to a feed already served through the API; returns the feed id and the ids
+    of the articles at /{slug}.html, in `slugs` order."""
+    response = await client.post("/api/feeds", json={"url": feed_url})
+    assert response.status_code in statuses, response.text
     feed_id = response.json()["id"]
     items = (await client.get("/api/articles", params={"feed": feed_id, "limit": 500})).json()["items"]
     by_url = {item["url"]: item["id"] for item in items}

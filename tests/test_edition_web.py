@@ -14,7 +14,7 @@ from pathlib import Path
 import feedparser
 import httpx
 
-from .helpers import app_client, rss, wait_for
+from .helpers import app_client, rss, subscribe_url, wait_for
 from .loopback import article_html
 from .test_edition import NS, check_book, png, read_with_ebooklib, text_of
 
@@ -38,12 +38,7 @@ async def subscribe(client: httpx.AsyncClient, pages, slugs: list[str], *, title
     for s in slugs:
         pages.add(f"/{s}.html", illustrated(f"Title {s}", s))
         pages.add(f"/pictures/{s}.png", PICTURE, headers=PNG)
-    response = await client.post("/api/feeds", json={"url": pages.add(path, rss(items, title=title), headers=RSS)})
-    assert response.status_code in (200, 201), response.text
-    feed_id = response.json()["id"]
-    listed = (await client.get("/api/articles", params={"feed": feed_id, "limit": 500})).json()["items"]
-    by_url = {a["url"]: a["id"] for a in listed}
-    return feed_id, [by_url[pages.url(f"/{s}.html")] for s in slugs]
+    return await subscribe_url(client, pages, pages.add(path, rss(items, title=title), headers=RSS), slugs)
 
 
 async def make_ready(client: httpx.AsyncClient, *ids: int) -> None:

@@ -9,7 +9,7 @@ import re
 import threading
 
 
-from .helpers import app_client, article_html, rss, wait_for
+from .helpers import app_client, article_html, rss, subscribe_url, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 HTMX = {"HX-Request": "true"}
@@ -21,12 +21,7 @@ async def subscribe(client, pages, slugs, summaries=None, title="Reading feed", 
     for s in slugs:
         if f"/{s}.html" not in pages.routes:
             pages.add_article(s)
-    response = await client.post("/api/feeds", json={"url": pages.add(path, rss(items, title=title), headers=RSS)})
-    assert response.status_code in (200, 201), response.text
-    feed_id = response.json()["id"]
-    listed = (await client.get("/api/articles", params={"feed": feed_id, "limit": 500})).json()["items"]
-    by_url = {a["url"]: a["id"] for a in listed}
-    return feed_id, [by_url[pages.url(f"/{s}.html")] for s in slugs]
+    return await subscribe_url(client, pages, pages.add(path, rss(items, title=title), headers=RSS), slugs)
 
 
 async def article(client, article_id):

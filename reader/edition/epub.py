@@ -9,9 +9,11 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any
 
 from lxml import etree
 
+from ..images import sniff
 from .xhtml import EPUB_NS, fragment_into, q, safe_href, serialize, xhtml_document, xml_text
 
 OPF_NS = "http://www.idpf.org/2007/opf"
@@ -34,18 +36,16 @@ blockquote { margin-left: 1em; padding-left: 0.8em; border-left: 2px solid #999;
 """
 
 
+# EPUB's core image types: every reading system must show them (WebP need not be shown;
+# SVG can carry scripts). A wrong media type makes the book invalid, so the bytes decide.
+_EPUB_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif"})
+
+
 def sniff_image_type(data: bytes) -> str | None:
-    """The media type of an image from its first bytes, or None if it is not one a
-    reading system must show (EPUB's core image types). Claimed types are not trusted: a
-    wrong media type makes the book invalid. SVG is left out because it can carry scripts,
-    WebP because EPUB 3.2 readers need not show it."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        return "image/gif"
-    return None
+    """The media type of an image from its first bytes, or None if it is not one of EPUB's
+    core image types."""
+    kind = sniff(data)
+    return kind if kind in _EPUB_IMAGE_TYPES else None
 
 
 @dataclass(frozen=True)
@@ -77,20 +77,9 @@ class Edition:
     identifier: str
 
 
-def build_epub(
-    articles: Sequence[EditionArticle],
-    *,
-    title: str,
-    identifier: str | None = None,
-    language: str = "en",
-    creator: str = "reader",
-    modified: datetime | None = None,
-    max_bytes: int | None = None,
-    description: str | None = None,
-) -> bytes:
-    """The book's bytes; assemble_epub also says which articles went in."""
-    return assemble_epub(articles, title=title, identifier=identifier, language=language, creator=creator,
-                         modified=modified, max_bytes=max_bytes, description=description).data
+def build_epub(articles: Sequence[EditionArticle], **options: Any) -> bytes:
+    """The book's bytes; assemble_epub (same options) also says which articles went in."""
+    return assemble_epub(articles, **options).data
 
 
 @dataclass

@@ -63,6 +63,19 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
     return where
 
 
+def selection(params: dict[str, Any], *, ids: Sequence[int] | None, until: int | None, state: str | None,
+              feed_id: int | None, unread: bool, starred: bool, match: str | None, tag: str | None,
+              folder: str | None) -> list[str]:
+    """The WHERE terms of a bulk action: the articles with these ids, or every article the
+    filter matches whose id is at most `until` (nothing added since is touched)."""
+    where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
+                     match=match, tag=tag, folder=folder)
+    if until is not None:
+        where.append("a.id <= :until")
+        params["until"] = until
+    return where
+
+
 class ArticleStore(StoreBase):
 
     async def get_article(self, article_id: int) -> dict[str, Any] | None:
@@ -158,11 +171,8 @@ class ArticleStore(StoreBase):
         now share, in one transaction."""
         now = time.time()
         params: dict[str, Any] = {"now": now, "read": read}
-        where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
-                         match=match, tag=tag, folder=folder)
-        if until is not None:
-            where.append("a.id <= :until")
-            params["until"] = until
+        where = selection(params, ids=ids, until=until, state=state, feed_id=feed_id, unread=unread,
+                          starred=starred, match=match, tag=tag, folder=folder)
         where.append("a.read_at IS NULL" if read else "a.read_at IS NOT NULL")
         async with self._transaction() as db:
             rows = await rows_of(

@@ -16,7 +16,7 @@ from typing import Any
 
 import aiosqlite
 
-from .articles import _filters
+from .articles import selection
 from .base import _ARTICLE_JOINS, StoreBase, rows_of
 from .feeds import insert_feed
 
@@ -229,11 +229,8 @@ class LibraryStore(StoreBase):
         matches whose id is at most `until` (nothing added since is touched); how many
         articles that was, in one transaction."""
         params: dict[str, Any] = {"now": time.time()}
-        where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
-                         match=match, tag=tag, folder=folder)
-        if until is not None:
-            where.append("a.id <= :until")
-            params["until"] = until
+        where = selection(params, ids=ids, until=until, state=state, feed_id=feed_id, unread=unread,
+                          starred=starred, match=match, tag=tag, folder=folder)
         async with self._transaction() as db:
             chosen = [r["id"] for r in await rows_of(
                 db, f"SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where) or '1'}", params)]
