@@ -141,6 +141,17 @@ async def wait_for(predicate: Callable[[], Any | Awaitable[Any]], timeout: float
         await asyncio.sleep(interval)
 
 
+def until(predicate: Callable[[], Any], timeout: float = 30.0, interval: float = 0.05) -> Any:
+    """Poll a plain (not async) predicate until it is truthy and return its value; fail
+    after `timeout`. For code that runs outside an event loop (processes, the browser)."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(interval)
+    return value
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

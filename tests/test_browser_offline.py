@@ -14,7 +14,6 @@ import json
 import re
 import sqlite3
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
@@ -23,7 +22,7 @@ import httpx
 import pytest
 
 from .browsing import TIMEOUT_MS, VIEWPORT, Watch, card
-from .helpers import RSS, LiveServer, published, rss
+from .helpers import RSS, LiveServer, published, rss, until
 
 pytestmark = pytest.mark.browser
 
@@ -35,16 +34,8 @@ def settings(settings):
     return settings.replace(fetch_timeout=60.0, claim_ttl=30.0, open_wait=0.5)
 
 
-def until(check: Callable[[], Any], timeout: float = TIMEOUT_MS / 1000) -> Any:
-    """Poll `check` until it is truthy (a condition, never a fixed wait)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.05)
+def wait(check: Callable[[], Any], timeout: float = TIMEOUT_MS / 1000) -> Any:
+    return until(check, timeout)
 
 
 def long_article(title: str, marker: str, image: str | None = None, paragraphs: int = 80) -> str:
@@ -89,7 +80,7 @@ class Library:
             assert self.api.post(f"/api/articles/{self.ids[slug]}/queue").status_code == 200
 
     def wait_state(self, slug: str, state: str) -> None:
-        until(lambda: self.article(slug)["state"] == state)
+        wait(lambda: self.article(slug)["state"] == state)
 
 
 @pytest.fixture
@@ -241,7 +232,7 @@ def test_three_offline_actions_are_applied_exactly_once_however_often_they_are_s
     assert library.article("waiting")["state"] == "queued" and actions(settings) == []
 
     page.context.set_offline(False)  # back online: the outbox is sent
-    until(lambda: outbox(page) == [])
+    wait(lambda: outbox(page) == [])
     assert library.article("one")["starred"] is True
     assert library.article("two")["read"] is True
     assert library.article("waiting")["state"] == "new"
@@ -259,7 +250,7 @@ def test_three_offline_actions_are_applied_exactly_once_however_often_they_are_s
         put_back(page, kept)
         page.context.set_offline(True)
         page.context.set_offline(False)
-        until(lambda: outbox(page) == [])
+        wait(lambda: outbox(page) == [])
     assert library.article("one")["starred"] is False
     assert library.article("two")["read"] is False
     assert library.article("waiting")["state"] == "queued"
@@ -320,8 +311,8 @@ def test_the_reading_position_is_saved_offline_synced_and_restored_on_another_de
                 const box = document.querySelector('.reading .body').getBoundingClientRect();
                 return box.top + box.height * place;
             }""", place))
-            until(lambda: abs(fraction(page) - place) < 0.02)
-            until(lambda: [abs(json.loads(a["body"])["position"] - place) < 0.02 for a in outbox(page)] == [True])
+            wait(lambda: abs(fraction(page) - place) < 0.02)
+            wait(lambda: [abs(json.loads(a["body"])["position"] - place) < 0.02 for a in outbox(page)] == [True])
         assert library.article("long")["read_position"] is None  # offline: not sent yet
         # reopened offline, on the same device: back in the middle
         page.goto(live_server.url + READING_LIST)
@@ -330,7 +321,7 @@ def test_the_reading_position_is_saved_offline_synced_and_restored_on_another_de
         assert abs(fraction(page) - 0.5) < 0.03
 
         phone.set_offline(False)
-        until(lambda: library.article("long")["read_position"] is not None)
+        wait(lambda: library.article("long")["read_position"] is not None)
         assert abs(library.article("long")["read_position"] - 0.5) < 0.02
 
         # another device: the reading list says so, and opening goes to the middle
@@ -364,7 +355,7 @@ def test_a_new_deploy_replaces_the_old_worker_and_its_caches(page, live_server):
 
     page.context.unroute("**/sw.js")  # the new deploy
     page.evaluate("() => navigator.serviceWorker.getRegistration().then(r => r.update())")
-    until(lambda: cache_names(page) == [f"reader-shell-{version}"])
+    wait(lambda: cache_names(page) == [f"reader-shell-{version}"])
     page.reload()
     page.wait_for_function("v => document.documentElement.dataset.worker === v", arg=version)
     assert cache_names(page) == [f"reader-saved-{version}", f"reader-shell-{version}"]

@@ -9,8 +9,8 @@ import re
 import httpx
 import pytest
 
-from .browsing import ARTICLES, TIMEOUT_MS, Watch, card
-from .helpers import published, rss
+from .browsing import ARTICLES, TIMEOUT_MS, Watch
+from .helpers import published, rss, until
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,7 @@ def test_reading_list_read_through_combined_filters_and_bulk_read_with_undo(page
             items = api.get("/api/articles", params={"state": "ready"}).json()["items"]
             return len(items) == len(TAPPED)
 
-        wait_for_sync(all_ready)
+        until(all_ready, 60.0)
 
     # The nav item counts what is waiting; it opens the list in tap order.
     page.goto(live_server.url + "/")
@@ -111,10 +111,3 @@ def test_reading_list_read_through_combined_filters_and_bulk_read_with_undo(page
     assert set(watch.written()) == {"/articles/read", "/articles/read/undo"}
 
 
-def wait_for_sync(condition, timeout: float = 60.0) -> None:
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)

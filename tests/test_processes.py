@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,22 +19,12 @@ import pytest
 from reader.extract import CpuPool
 
 from . import poolwork
-from .helpers import RSS, app_client, article_html, free_port, rss, wait_for
+from .helpers import RSS, app_client, article_html, free_port, rss, until, wait_for
 from .processes import alive, command_line, descendants, pool_processes
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process trees from /proc")
 
 READER = Path(sys.executable).with_name("reader")  # the console script, as a user runs it
-
-
-def until(predicate, timeout: float = 30.0, interval: float = 0.05):
-    """Poll a plain predicate until it is truthy; fail after `timeout`."""
-    deadline = time.monotonic() + timeout
-    while not (value := predicate()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(interval)
-    return value
 
 
 # -- a killed pool process costs one retry, not an article -------------------------------------------
