@@ -14,6 +14,7 @@ and `parse_int` with the id and offset caps (reader/params.py), `check_url`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import html
@@ -21,7 +22,7 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -194,6 +195,20 @@ def snippet_html(snippet: str | None) -> Markup:
     text = str(escape(snippet or ""))
     marked = _MARKED.sub(r"<mark>\1</mark>", text)
     return Markup(marked.replace("\x02", "").replace("\x03", ""))
+
+
+@contextlib.contextmanager
+def _cleaning_errors() -> Iterator[None]:
+    """The cleaner's own exceptions as the core's error tree, in one place for every
+    lane that waits on it (open, the browser's page, reclean)."""
+    try:
+        yield
+    except ArticleFailed as exc:
+        raise ExtractionFailed(str(exc)) from None
+    except UnknownArticle:
+        raise NotFound("no such article") from None
+    except ShuttingDown:
+        raise Stopping() from None
 
 
 class Reader:
@@ -520,14 +535,8 @@ class Reader:
     async def open(self, article_id: int) -> Content:
         """The cleaned text, extracting it now if nobody has (the direct lane): the
         claim row decides who extracts, and a loser waits for the winner's result."""
-        try:
+        with _cleaning_errors():
             return Content.from_row(await self.cleaner.open(article_id))
-        except ArticleFailed as exc:
-            raise ExtractionFailed(str(exc)) from None
-        except UnknownArticle:
-            raise NotFound("no such article") from None
-        except ShuttingDown:
-            raise Stopping() from None
 
     async def image(self, article_id: int, digest: str) -> StoredImage:
         """An image stored with an article, by its hash."""
@@ -550,23 +559,15 @@ class Reader:
         article_id = await self.store.article_for(checked)
         if article_id is None:
             article_id, _ = await self.store.save_link(checked, parse_title(title))
-        try:
+        with _cleaning_errors():
             content = Content.from_row(await self.cleaner.finish_with_page(article_id, page, checked))
-        except ArticleFailed as exc:
-            raise ExtractionFailed(str(exc)) from None
-        except UnknownArticle:
-            raise NotFound("no such article") from None
-        except ShuttingDown:
-            raise Stopping() from None
         return await self.article(article_id), content
 
     async def reclean(self, article_id: int) -> tuple[str, str | None]:
         """Clean an article again from its stored raw page, fetching no page: (outcome,
         error), the outcome "cached", "failed" or "skipped"."""
-        try:
+        with _cleaning_errors():
             return await self.cleaner.reclean(article_id)
-        except ShuttingDown:
-            raise Stopping() from None
 
     async def reclean_ids(self, *, failed: bool = False) -> list[int]:
         """The articles a reclean can work on (those with a raw page; `failed`: only failed ones)."""

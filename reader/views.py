@@ -13,6 +13,7 @@ import re
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -27,7 +28,8 @@ from .access import MAX_TARGET_LENGTH, SESSION_COOKIE, check_token, checked_form
 from .api import reader_of
 from .cleaning import ArticleFailed, ShuttingDown, UnknownArticle
 from .core import (
-    LANES, MAX_ID, READING_LIST, SEARCH_MAX_OFFSET, ArticleFilter, parse_bool, parse_filter, parse_int, snippet_html,
+    LANES, MAX_ID, READING_LIST, SEARCH_MAX_OFFSET, ArticleFilter, Reader, parse_bool, parse_filter, parse_int,
+    snippet_html,
 )
 from .editions import Filters, article_book, catalog, make_edition, mark_read_after_download
 from .errors import Invalid, NotFound, ReaderError, Stopping
@@ -35,7 +37,6 @@ from .extract import reading_minutes
 from .importers import ImportFileError, detect_format
 from .line import describe_wait
 from .records import Article, Content, Feed
-from .records import Article, Content
 from .pwa import manifest, service_worker
 from .sanitize import plain_text
 from .resources import templates_dir
@@ -692,23 +693,26 @@ async def _feeds_page(request: Request, status: int = 200, **context: Any) -> Re
                   folders=_folders(context["feeds"]), **context, **await _nav(request))
 
 
-async def set_folder(request: Request) -> Response:
-    """POST /feeds/{id}/folder: put the feed in the folder typed (empty: in none)."""
+async def _edit_feed(request: Request, field: str,
+                     change: Callable[[Reader, Any, str], Awaitable[Any]]) -> Response:
+    """One form field applied to one feed, back to the feeds page; a refused value shows
+    there with the reason."""
     form = await checked_form(request)
     try:
-        await reader_of(request).set_folder(request.path_params["id"], str(form.get("folder") or ""))
+        await change(reader_of(request), request.path_params["id"], str(form.get(field) or ""))
     except Invalid as exc:
         return await _feeds_page(request, status=422, message=exc.message)
     return RedirectResponse("/feeds", status_code=303)
+
+
+async def set_folder(request: Request) -> Response:
+    """POST /feeds/{id}/folder: put the feed in the folder typed (empty: in none)."""
+    return await _edit_feed(request, "folder", Reader.set_folder)
 
 
 async def rename_feed(request: Request) -> Response:
-    form = await checked_form(request)
-    try:
-        await reader_of(request).rename_feed(request.path_params["id"], str(form.get("title") or ""))
-    except Invalid as exc:
-        return await _feeds_page(request, status=422, message=exc.message)
-    return RedirectResponse("/feeds", status_code=303)
+    """POST /feeds/{id}/rename: the feed's title as the person wants it."""
+    return await _edit_feed(request, "title", Reader.rename_feed)
 
 
 async def import_form(request: Request) -> Response:
