@@ -34,6 +34,7 @@ from .core import (
 from .editions import Filters, article_book, catalog, make_edition, mark_read_after_download
 from .errors import Invalid, NotFound, ReaderError, Stopping
 from .extract import reading_minutes
+from .images import without_images
 from .importers import ImportFileError, detect_format
 from .line import describe_wait
 from .records import Article, Content, Feed
@@ -74,7 +75,8 @@ env = Environment(
     lstrip_blocks=True,
     auto_reload=False,  # templates ship with the code: no stat() of every file on every render
 )
-env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minutes, wait=describe_wait)
+env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minutes, wait=describe_wait,
+                   without_images=without_images)
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:

@@ -177,3 +177,18 @@ async def test_opening_an_uncleaned_article_paints_at_once_and_the_open_alone_ge
         [run] = await store.runs(slow)
         assert run["outcome"] == "cached"
     assert pages.hits["/slow.html"] == 1
+
+
+async def test_the_feeds_summary_shows_its_images_alt_text_never_a_remote_image(settings, pages):
+    """The page's CSP lets only reader's own images load, so a summary's remote <img> would
+    show as a broken picture: it reads as its alt text instead, and nothing asks its host."""
+    pages.add("/gone.html", "gone", status=410)
+    summary = ('&lt;p&gt;Before &lt;img src="/chart.png" alt="A chart of the tide"&gt; after'
+               '&lt;img src="/decor.png"&gt;&lt;/p&gt;')
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        _, [gone] = await subscribe(client, pages, ["gone"], summaries={"gone": summary})
+        page = (await client.get(f"/articles/{gone}")).text
+        body = (await client.get(f"/articles/{gone}/body", headers=HTMX)).text
+    for html in (page, body):
+        assert "A chart of the tide" in html and "Before" in html and "after" in html
+        assert "chart.png" not in html and "decor.png" not in html
