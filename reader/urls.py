@@ -9,8 +9,9 @@ long.
 
 from __future__ import annotations
 
+import re
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import idna
 
@@ -74,3 +75,33 @@ def _check_host(host: str, shown: str) -> None:
             idna.decode(label) if label.isascii() else idna.encode(label, uts46=True)
         except (idna.IDNAError, UnicodeError) as exc:
             raise Invalid(f"not a valid URL: {shown} (the host name is not valid: {exc})") from None
+
+
+_TRACKING = re.compile(
+    r"(utm_[a-z0-9_]*|fbclid|gclid|dclid|gbraid|wbraid|msclkid|mc_cid|mc_eid|igshid|yclid|twclid"
+    r"|_hsenc|_hsmi|mkt_tok|oly_anon_id|oly_enc_id|vero_id|wickedid|__s)", re.IGNORECASE)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalize_url(url: str) -> str:
+    """The form two spellings of one link share: scheme and host in lower case, no default
+    port, no fragment, no tracking parameters (utm_*, fbclid, gclid, ...), an empty path as
+    "/"; everything else (path case, other parameters and their order) kept, since servers
+    may tell them apart. Raises ValueError for a URL that cannot be parsed."""
+    return normalized_parts(urlsplit(url.strip()))
+
+
+def normalized_parts(parts: SplitResult) -> str:
+    """normalize_url of a URL already split (the importers split each row once)."""
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    port = parts.port  # ValueError for a port that is not a number in range
+    netloc = f"[{host}]" if ":" in host else host
+    if "@" in parts.netloc:
+        netloc = parts.netloc.rpartition("@")[0] + "@" + netloc
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        netloc += f":{port}"
+    query = parts.query
+    if query:
+        query = "&".join(p for p in query.split("&") if p and not _TRACKING.fullmatch(p.partition("=")[0]))
+    return urlunsplit((scheme, netloc, parts.path or "/", query, ""))

@@ -12,9 +12,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import SplitResult, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from ..sanitize import clean_html
+from ..urls import normalize_url, normalized_parts
 
 # Caps. A real export never comes near them; a hostile one is cut down to size instead of
 # filling the database (or memory) with megabyte titles and a million tags.
@@ -157,36 +158,7 @@ class ParsedImport:
     native: bytes | None = None
 
 
-# -- URLs ---------------------------------------------------------------------------------
-
-_TRACKING = re.compile(
-    r"(utm_[a-z0-9_]*|fbclid|gclid|dclid|gbraid|wbraid|msclkid|mc_cid|mc_eid|igshid|yclid|twclid"
-    r"|_hsenc|_hsmi|mkt_tok|oly_anon_id|oly_enc_id|vero_id|wickedid|__s)", re.IGNORECASE)
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-def normalize_url(url: str) -> str:
-    """The form two spellings of one link share: scheme and host in lower case, no default
-    port, no fragment, no tracking parameters (utm_*, fbclid, gclid, ...), an empty path as
-    "/"; everything else (path case, other parameters and their order) kept, since servers
-    may tell them apart. Raises ValueError for a URL that cannot be parsed."""
-    return _normalized(urlsplit(url.strip()))
-
-
-def _normalized(parts: SplitResult) -> str:
-    scheme = parts.scheme.lower()
-    host = parts.hostname or ""
-    port = parts.port  # ValueError for a port that is not a number in range
-    netloc = f"[{host}]" if ":" in host else host
-    if "@" in parts.netloc:
-        netloc = parts.netloc.rpartition("@")[0] + "@" + netloc
-    if port is not None and port != _DEFAULT_PORTS.get(scheme):
-        netloc += f":{port}"
-    query = parts.query
-    if query:
-        query = "&".join(p for p in query.split("&") if p and not _TRACKING.fullmatch(p.partition("=")[0]))
-    return urlunsplit((scheme, netloc, parts.path or "/", query, ""))
-
+# -- URLs (one normal form for all of reader: ..urls.normalize_url) ------------------------
 
 def checked_url(value: Any) -> tuple[str, str] | None:
     """(the URL stripped, its normalized form) if it is an http(s) URL with a host, else None.
@@ -198,7 +170,7 @@ def checked_url(value: Any) -> tuple[str, str] | None:
         parts = urlsplit(url)
         if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
             return None
-        return url, _normalized(parts)
+        return url, normalized_parts(parts)
     except ValueError:
         return None
 

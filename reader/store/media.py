@@ -63,3 +63,16 @@ class MediaStore(StoreBase):
             (url,),
         )
         return None if row is None else int(row["id"])
+
+    async def articles_on_host(self, host: str, limit: int = 1000) -> list[tuple[int, str]]:
+        """(id, url) of the articles whose address is on `host`, in article_for's order,
+        for a page whose address is spelled differently (a fragment, tracking parameters,
+        the host's case). LIKE is a scan, but this runs once per page a person sends."""
+        pattern = "%://" + host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = await self._all(
+            "SELECT a.id, a.url FROM articles a WHERE a.url LIKE ? ESCAPE '\\'"
+            " ORDER BY EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id), a.error IS NULL, a.id DESC"
+            " LIMIT ?",
+            (pattern, limit),
+        )
+        return [(int(r["id"]), str(r["url"])) for r in rows]
