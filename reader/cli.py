@@ -278,8 +278,17 @@ def _reclean(settings: Settings, args: argparse.Namespace) -> int:
             ids = list(args.ids) if args.ids else await reader.reclean_ids(failed=args.failed)
             if not ids:
                 print("nothing to reclean: no article has a stored raw page" + (" and failed" if args.failed else ""))
-            for article_id in ids:
-                outcome, error = await reader.reclean(article_id)
+            # as many at once as there are extraction processes; the lines still come in
+            # the order asked, each as soon as it and those before it are done
+            at_once = asyncio.Semaphore(max(1, settings.extract_processes))
+
+            async def one(article_id: int) -> tuple[str, str | None]:
+                async with at_once:
+                    return await reader.reclean(article_id)
+
+            runs = [asyncio.ensure_future(one(article_id)) for article_id in ids]
+            for article_id, run in zip(ids, runs):
+                outcome, error = await run
                 if outcome == "cached":
                     print(f"article {article_id}: recleaned")
                 else:
