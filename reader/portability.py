@@ -128,6 +128,8 @@ def _article_record(row: dict[str, Any], sources: Mapping[tuple[int, str], str] 
         "guid": row["guid"], "summary": row["summary"], "author": row["author"], "published": row["published"],
         "sort_at": row["sort_at"], "added_at": row["added_at"], "read_at": row["read_at"],
         "starred_at": row["starred_at"], "content": None,
+        # where the person stopped (a fraction of the text) and when they got there
+        "read_position": row["read_position"], "read_position_at": row["read_position_at"],
     }
     if row["cleaned"]:
         record["content"] = {key: row["c_" + key] for key in
@@ -256,6 +258,15 @@ def _notes(value: Any) -> list[dict[str, Any]]:
     return notes
 
 
+def _position(raw: dict[str, Any]) -> tuple[float | None, float | None]:
+    """A reading position and its time, both valid or neither: a place without a time
+    could never be compared with a newer one."""
+    position, at = _number(raw.get("read_position")), _number(raw.get("read_position_at"))
+    if position is None or at is None or not 0 <= position <= 1 or at < 0:
+        return None, None
+    return position, at
+
+
 def _folder(value: Any) -> str | None:
     return " ".join(value.split())[:200] or None if isinstance(value, str) else None
 
@@ -280,6 +291,7 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
         "starred_at": _number(raw.get("starred_at")), "content": None,
         "tags": _tags(raw.get("tags")), "notes": _notes(raw.get("notes")),
     }
+    record["read_position"], record["read_position_at"] = _position(raw)
     content = raw.get("content")
     if isinstance(content, dict) and isinstance(content.get("html"), str):
         text = _text(content.get("text")) or ""

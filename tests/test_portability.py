@@ -203,6 +203,60 @@ async def test_importing_twice_changes_nothing(settings, pages, tmp_path):
     assert table_rows(settings.db, *tables) == original
 
 
+async def test_reading_positions_go_out_in_the_export_and_come_back(settings, pages, tmp_path):
+    library = await make_library(settings, pages)
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        by_url = {a["url"]: a["id"] for a in (await client.get("/api/articles")).json()["items"]}
+        one, saved = by_url[library["links"][0]], by_url[library["saved"]]
+        for article_id, place, at in ((one, 0.42, 1_700_000_000.0), (saved, 1.0, 1_700_000_500.0)):
+            answer = await client.put(f"/api/articles/{article_id}/position", json={"position": place, "at": at})
+            assert answer.status_code == 200, answer.text
+    out = tmp_path / "export.json"
+    code, _, err = await run_cli(settings.db, "export", "--out", str(out))
+    assert code == 0, err
+    exported = {a["url"]: a for a in json.loads(out.read_text())["articles"]}
+    assert (exported[library["links"][0]]["read_position"], exported[library["links"][0]]["read_position_at"]) \
+        == (0.42, 1_700_000_000.0)
+    assert exported[library["later"]]["read_position"] is None
+
+    fresh = tmp_path / "fresh.db"
+    code, _, err = await run_cli(fresh, "import", str(out))
+    assert code == 0, err
+
+    async def positions(db: Path) -> dict[str, tuple]:
+        async with await Store.open(db) as store:
+            return {a["url"]: (a["read_position"], a["read_position_at"])
+                    for a in await store.list_articles(limit=100)}
+
+    restored = await positions(fresh)
+    assert restored[library["links"][0]] == (0.42, 1_700_000_000.0)
+    assert restored[library["saved"]] == (1.0, 1_700_000_500.0)
+    assert restored[library["later"]] == (None, None)
+
+    # a newer place read since stays; an older one in the file never rolls it back, and a
+    # newer one in the file moves an older one forward
+    async with app_client(settings.replace(db=fresh, serve_workers=0)) as client:
+        by_url = {a["url"]: a["id"] for a in (await client.get("/api/articles")).json()["items"]}
+        await client.put(f"/api/articles/{by_url[library['links'][0]]}/position",
+                         json={"position": 0.9, "at": 1_700_000_100.0})
+        await client.put(f"/api/articles/{by_url[library['saved']]}/position",
+                         json={"position": 0.1, "at": 1_600_000_000.0})
+    document = json.loads(out.read_text())
+    for record in document["articles"]:
+        if record["url"] == library["saved"]:
+            record["read_position_at"] = 1_700_000_900.0
+        if record["url"] == library["later"]:  # a hostile place: out of range, no time
+            record["read_position"], record["read_position_at"] = 7, None
+    out.write_text(json.dumps(document))
+    code, stdout, err = await run_cli(fresh, "import", str(out))
+    assert code == 0, err
+    assert "1 read/starred states" in stdout
+    after = await positions(fresh)
+    assert after[library["links"][0]] == (0.9, 1_700_000_100.0)
+    assert after[library["saved"]] == (1.0, 1_700_000_900.0)
+    assert after[library["later"]] == (None, None)
+
+
 async def test_import_refuses_what_it_cannot_read_and_cleans_what_it_brings(settings, tmp_path):
     not_ours = tmp_path / "other.json"
     not_ours.write_text('{"items": []}')

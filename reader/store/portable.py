@@ -19,7 +19,7 @@ class PortableStore(StoreBase):
         return await self._all(
             """
             SELECT a.id, a.guid, a.url, a.title, a.summary, a.summary_text, a.author, a.published,
-                   a.sort_at, a.added_at, a.read_at, a.starred_at,
+                   a.sort_at, a.added_at, a.read_at, a.starred_at, a.read_position, a.read_position_at,
                    f.url AS feed_url, f.title AS feed_title,
                    c.article_id IS NOT NULL AS cleaned, c.title AS c_title, c.author AS c_author,
                    c.published AS c_published, c.html AS c_html, c.text AS c_text, c.words AS c_words,
@@ -62,18 +62,31 @@ class PortableStore(StoreBase):
                         """,
                         {"id": article_id, "read_at": r.get("read_at"), "starred_at": r.get("starred_at")},
                     )
-                    counts["states"] += cur.rowcount > 0
+                    changed = cur.rowcount > 0
+                    # where the person stopped: the newer place wins, as when a device sends one
+                    cur = await db.execute(
+                        """
+                        UPDATE articles SET read_position = :position, read_position_at = :at
+                        WHERE id = :id AND :position IS NOT NULL AND :at IS NOT NULL
+                          AND (read_position_at IS NULL OR read_position_at < :at)
+                        """,
+                        {"id": article_id, "position": r.get("read_position"), "at": r.get("read_position_at")},
+                    )
+                    counts["states"] += changed or cur.rowcount > 0
                 else:
                     rows = await rows_of(db, 
                         """
                         INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
-                                              published, sort_at, added_at, read_at, starred_at)
+                                              published, sort_at, added_at, read_at, starred_at,
+                                              read_position, read_position_at)
                         VALUES (:feed_id, :guid, :url, :title, :summary, :summary_text, :author,
-                                :published, :sort_at, :added_at, :read_at, :starred_at)
+                                :published, :sort_at, :added_at, :read_at, :starred_at,
+                                :read_position, :read_position_at)
                         RETURNING id
                         """,
                         {**{k: r.get(k) for k in ("url", "title", "summary", "summary_text", "author",
-                                                  "published", "read_at", "starred_at")},
+                                                  "published", "read_at", "starred_at",
+                                                  "read_position", "read_position_at")},
                          "feed_id": feed_id, "guid": r.get("guid") or r["url"],
                          "sort_at": r.get("sort_at") or r.get("published") or now,
                          "added_at": r.get("added_at") or now},

@@ -19,7 +19,7 @@ _BLIND_STEPS = 1_000_000
 
 _ARTICLE = """
     SELECT a.id, a.guid, a.url, a.title, a.summary, a.summary_text, a.author, a.published,
-           a.sort_at, a.added_at, a.read_at, a.starred_at, a.feed_id
+           a.sort_at, a.added_at, a.read_at, a.starred_at, a.read_position, a.read_position_at, a.feed_id
     FROM articles a WHERE a.id = ?
 """
 _CONTENT = """
