@@ -24,6 +24,7 @@ from starlette.responses import Response
 from reader.access import (
     FAILURES_OVERALL,
     FAILURES_PER_CLIENT,
+    LIMIT_CONCURRENCY,
     PRE_LOGIN_BODY_BYTES,
     SESSION_COOKIE,
     Sessions,
@@ -32,7 +33,7 @@ from reader.access import (
 )
 from reader.app import create_app
 
-from .helpers import app_client, free_port, rss
+from .helpers import app_client, free_port, rss, until
 
 PASSWORD = "correct horse battery"
 
@@ -369,3 +370,40 @@ def test_slow_headers_are_cut_off_but_slow_answers_are_not(settings, pages):
             assert opened.status_code == 200 and "marker-slow" in opened.json()["html"]
             assert client.get("/api/stats").status_code == 200  # the same kept-alive connection
 
+
+
+def _ask(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+        sock.sendall(request)
+        return _read_to_close(sock)
+
+
+def test_uvicorns_own_answers_carry_the_security_headers(settings):
+    """The 400 for a request h11 cannot parse and the 503 past the concurrency limit are
+    answered before any route runs; they carry the same headers as every other answer."""
+    with served(settings.replace(serve_workers=0, header_timeout=60.0)) as port:
+        for garbage in (b"NOT A REQUEST\r\n\r\n", b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n"):
+            answer = _ask(port, garbage)
+            head = answer.partition(b"\r\n\r\n")[0].lower()
+            assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+            assert b"x-content-type-options: nosniff" in head and b"content-security-policy: default-src" in head
+            assert b"x-frame-options: deny" in head and b"connection: close" in head
+
+        held = []
+        try:
+            for _ in range(LIMIT_CONCURRENCY):  # idle connections up to the limit
+                held.append(socket.create_connection(("127.0.0.1", port), timeout=20))
+            stats = b"GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            # until the server has taken in every one of them
+            answer = until(lambda: (a := _ask(port, stats)).startswith(b"HTTP/1.1 503 ") and a)
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert b"x-content-type-options: nosniff" in head.lower() and b"retry-after: 1" in head.lower()
+            assert b"content-security-policy: default-src" in head.lower()
+            assert b'"error"' in body and b"too many requests at once" in body  # the API's JSON shape
+            page = _ask(port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert page.startswith(b"HTTP/1.1 503 ") and b"nosniff" in page
+        finally:
+            for sock in held:
+                sock.close()
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            until(lambda: client.get("/api/stats").status_code == 200)  # once the held ones have closed
