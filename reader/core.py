@@ -367,7 +367,18 @@ class Reader:
         return await self.article(article_id)
 
     async def mark_read(self, article_id: int, read: bool = True) -> Article:
+        """Mark read by hand: done with it, so it leaves the reading list even if it was
+        left part-way (its place moves to the end). Unread: back on the list, and one read
+        to the end starts over."""
         if not await self.store.mark_read(article_id, read):
+            raise NotFound("no such article")
+        return await self.article(article_id)
+
+    async def mark_opened(self, article_id: int) -> Article:
+        """A person opened it: read, as in any feed reader (unread counts, the unread
+        filter), but not done with. Left short of the end (records.FINISHED) it stays on the
+        reading list, in progress, until its end is reached or it is marked read."""
+        if not await self.store.mark_opened(article_id):
             raise NotFound("no such article")
         return await self.article(article_id)
 

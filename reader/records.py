@@ -9,6 +9,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+# A reading position this far through the text is the end: the page reports 1 once the
+# last lines are on screen, and what remains past 98% is the article's foot.
+FINISHED = 0.98
+
 
 @dataclass
 class Article:
@@ -39,6 +43,17 @@ class Article:
     capacity: int | None = None  # articles the live workers clean at once, while queued
     snippet: str | None = None  # search results only: matches marked \x02 ... \x03
     tags: tuple[str, ...] = ()  # sorted by name, any case
+
+    @property
+    def in_progress(self) -> bool:
+        """Opened (so read) and left short of the end: still on the reading list, and
+        marking it read means done with it."""
+        return self.read_at is not None and self.read_position is not None and self.read_position < FINISHED
+
+    @property
+    def done(self) -> bool:
+        """Read, and not left part-way: what "mark read" and the unread mark go by."""
+        return self.read_at is not None and not self.in_progress
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Article:

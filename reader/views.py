@@ -37,7 +37,7 @@ from .extract import reading_minutes
 from .images import without_images
 from .importers import ImportFileError, detect_format
 from .line import describe_wait
-from .records import Article, Content, Feed
+from .records import FINISHED, Article, Content, Feed
 from .pwa import manifest, service_worker
 from .sanitize import plain_text
 from .resources import templates_dir
@@ -206,7 +206,7 @@ async def browse(request: Request) -> Response:
         feed_id=feed_id, unread=f.unread, starred=f.starred, query=text, message=message, offset=offset,
         feeds=feeds, states=STATES, here=here, filter=f, with_filter=_with, list_param=_list_param(f),
         unread_counts=counts, unread_total=sum(counts.values()), reading_list=f.is_reading_list,
-        unread_ids=",".join(str(a.id) for a in articles if a.read_at is None),
+        unread_ids=",".join(str(a.id) for a in articles if not a.done),  # in progress: not done with
         page_ids=",".join(str(a.id) for a in articles), newest=await reader.newest_id(),
         bulk=_bulk_notice(params), list_name=_list_name(f), **await _nav(request),
     )
@@ -343,10 +343,11 @@ async def read(request: Request) -> Response:
     reader = reader_of(request)
     article_id = request.path_params["id"]
     article, content, error = await _reading_state(request, article_id, reader.settings.open_wait)
-    # Opening marks it read; later opens write nothing. The service worker saving the
-    # reading list for offline reading is not a person opening it.
+    # Opening marks it read (not done with: see Reader.mark_opened); later opens write
+    # nothing. The service worker saving the reading list for offline reading is not a
+    # person opening it.
     if article.read_at is None and request.headers.get(OFFLINE_SAVE_HEADER) != "save":
-        article = await reader.mark_read(article_id)
+        article = await reader.mark_opened(article_id)
     through = await _through(request, article_id)
     if content is not None and error is None:
         return _ready_page(request, article, content, through)
@@ -913,7 +914,7 @@ def _iso(timestamp: float | None) -> str:
 
 def _progress(fraction: float) -> str:
     """Where a person stopped in an article, as they would say it."""
-    if fraction >= 0.98:
+    if fraction >= FINISHED:
         return "read to the end"
     if 0.45 <= fraction <= 0.55:
         return "half read"

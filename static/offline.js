@@ -11,7 +11,10 @@
      action leaves the outbox only once reader has answered it.
    - The reading position: how far through the text the person is (a fraction, not pixels),
      saved as they read (at most every few seconds, and when the page is left), kept on the
-     device too, and restored on opening: the newer of reader's and the device's. */
+     device too, and restored on opening: the newer of reader's and the device's. Only a
+     place the person moved to is sent: opening and leaving sends nothing. Once they mark
+     the article read by hand, nothing more is sent from this page (a last place sent on
+     leaving would put a finished article back on the reading list). */
 (function () {
   "use strict";
 
@@ -142,10 +145,11 @@
 
   // Capture, on window: before htmx (or the browser) sends the form to a network that is not there.
   window.addEventListener("submit", function (event) {
-    if (navigator.onLine) return;
     var form = event.target;
     var action = form && asAction(form);
     if (!action) return;
+    if (action.kind === "read" && action.path === "/api/articles/" + readingId() + "/read") finishedByHand = action.on;
+    if (navigator.onLine) return;
     event.preventDefault();
     event.stopImmediatePropagation();
     keep({ method: action.method, path: action.path }).then(function () {
@@ -159,6 +163,7 @@
   // -- the reading position ------------------------------------------------------------------
 
   function reading() { return document.querySelector(".reading[data-article]"); }
+  function readingId() { var r = reading(); return r ? r.getAttribute("data-article") : null; }
   function text() { var r = reading(); return r && (r.querySelector(".body") || r); }
 
   // How far through the text: the part above the top of the screen, or all of it once its
@@ -175,11 +180,11 @@
     window.scrollTo(0, Math.max(0, y));
   }
 
-  var saved = null, timer = null, moved = false;
+  var saved = null, timer = null, moved = false, finishedByHand = false;
   function savePosition() {
     timer = null;
     var r = reading();
-    if (!r || !moved) return;
+    if (!r || !moved || finishedByHand) return;
     var position = Math.round(fraction() * 10000) / 10000;
     if (saved !== null && Math.abs(position - saved) < 0.005) return;
     saved = position;
@@ -193,6 +198,9 @@
     var r = reading();
     if (!r) return;
     var id = r.getAttribute("data-article");
+    // Where the page opens is no place of the person's: a key that only leaves the page
+    // (] for the next article) must not send it.
+    saved = Math.round(fraction() * 10000) / 10000;
     var server = r.hasAttribute("data-position")
       ? { position: parseFloat(r.getAttribute("data-position")), at: parseFloat(r.getAttribute("data-position-at")) || 0 }
       : null;

@@ -258,6 +258,52 @@ def test_three_offline_actions_are_applied_exactly_once_however_often_they_are_s
     library.gate.set()
 
 
+def test_an_article_left_part_way_stays_on_the_reading_list_until_marked_read(page, live_server, library):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    library = library(["long", "skipped", "last"], image=False)
+    library.queue("long", "skipped", "last")
+    for slug in ("long", "skipped", "last"):
+        library.wait_state(slug, "ready")
+
+    def scroll_to(place: float) -> None:
+        page.mouse.move(200, 400)
+        page.mouse.wheel(0, page.evaluate("""(place) => {
+            const box = document.querySelector('.reading .body').getBoundingClientRect();
+            return box.top + box.height * place;
+        }""", place))
+        wait(lambda: abs(fraction(page) - place) < 0.02)
+
+    page.goto(live_server.url + READING_LIST)
+    card(page, "Title long").get_by_role("link", name="Title long").click()
+    expect(page.locator(".reading .body")).to_contain_text("marker-long")
+    scroll_to(0.4)
+    wait(lambda: (place := library.article("long")["read_position"]) is not None and abs(place - 0.4) < 0.03)
+    # on through the list with ]: "skipped" is opened and left at once, which sends no place
+    page.keyboard.press("]")
+    expect(page.locator("h1")).to_have_text("Title skipped")
+    page.keyboard.press("]")
+    expect(page.locator("h1")).to_have_text("Title last")
+    page.goto(live_server.url + READING_LIST)
+    # read, all three (the unread filter and counts as ever); the one left part-way stays here
+    assert [library.article(s)["read"] for s in ("long", "skipped", "last")] == [True, True, True]
+    assert library.article("skipped")["read_position"] is None
+    expect(page.locator("article.card")).to_have_count(1)
+    expect(card(page, "Title long")).to_contain_text(re.compile(r"\d+% read"))
+
+    # reopened, it offers "mark read": done with it, it leaves the list, and the place the page
+    # would send on leaving (scrolled on just before) does not bring it back
+    card(page, "Title long").get_by_role("link", name="Title long").click()
+    page.wait_for_selector(".reading[data-restored]", state="attached")
+    scroll_to(0.6)
+    page.locator("#reading-tools").get_by_role("button", name="mark read").click()
+    expect(page.locator("#reading-tools").get_by_role("button", name="mark unread")).to_be_visible()
+    page.goto(live_server.url + READING_LIST)
+    expect(page.locator("article.card")).to_have_count(0)
+    assert library.article("long")["read_position"] == 1.0
+
+
 def test_a_shared_link_lands_on_the_confirmation_and_is_saved_and_queued(page, live_server, pages):
     from playwright.sync_api import expect
 

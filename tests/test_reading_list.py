@@ -113,6 +113,59 @@ async def test_feeds_carry_their_unread_count(quiet, pages):
     assert (feed["id"], feed["articles"], feed["unread"]) == (feed_id, 3, 2)
 
 
+async def test_an_article_left_part_way_stays_on_the_reading_list_until_its_end_or_mark_read(quiet, pages):
+    feed_id, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await tap_and_clean(quiet, [a, b, c, d, e])
+
+    async def place(article_id: int, fraction: float) -> None:
+        response = await quiet.put(f"/api/articles/{article_id}/position", json={"position": fraction})
+        assert response.status_code == 200, response.text
+
+    async def article(article_id: int) -> dict:
+        return (await quiet.get(f"/api/articles/{article_id}")).json()
+
+    for article_id in (a, b, c, e):
+        assert (await quiet.get(f"/articles/{article_id}")).status_code == 200  # a person opens it: read
+    await place(b, 0.4)
+    await place(c, 0.5)
+    await place(e, 0.3)
+    # a opened and never moved in: read, as ever. b, c and e left part-way: in progress
+    assert await ids_of(quiet, state="ready", unread=1) == [b, c, d, e]
+    assert [(await article(i))["read"] for i in (a, b, c, e)] == [True] * 4
+    assert await ids_of(quiet, unread=1) == [d]  # read keeps its meaning elsewhere: the unread filter,
+    [feed] = (await quiet.get("/api/feeds")).json()["feeds"]
+    assert feed["unread"] == 1  # the feed's count
+    page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    assert card_ids(page) == [b, c, d, e] and "40% read" in page and "half read" in page
+    assert re.search(r'Ready<span class="nav-long"> to read</span> <span class="count">4</span>', page)
+    assert [x["id"] for x in (await quiet.get("/api/offline")).json()["articles"]] == [b, c, d, e]
+    # reading through it, b's neighbours are in the list
+    opened = (await quiet.get(f"/articles/{c}", params={"list": "state=ready&unread=1"})).text
+    assert rel_link(opened, "prev").startswith(f"/articles/{b}") and rel_link(opened, "next").startswith(f"/articles/{d}")
+
+    await place(b, 1.0)  # reached the end
+    await quiet.post(f"/api/articles/{c}/read")  # marked read by hand: done, its place at the end
+    assert (await article(c))["read_position"] == 1.0
+    await place(d, 1.0)  # the end reached before the open was heard of (a device that was offline)
+    assert (await article(d))["read"] is True
+    assert await ids_of(quiet, state="ready", unread=1) == [e]
+    # a place sent late from before the mark, by the device's clock, does not bring c back
+    late = await quiet.put(f"/api/articles/{c}/position", json={"position": 0.6, "at": 1_000_000.0})
+    assert late.json()["read_position"] == 1.0
+    # mark unread: back on the list, starting over
+    await quiet.delete(f"/api/articles/{c}/read")
+    assert (await article(c))["read_position"] is None
+    assert await ids_of(quiet, state="ready", unread=1) == [c, e]
+
+    # a bulk read of the list is done with the article in progress too; its undo brings both back
+    marked = await quiet.post("/api/articles/read", json={"state": "ready", "unread": True, "until": e})
+    assert marked.json() == {"changed": 2, "ids": sorted([c, e])}
+    assert await ids_of(quiet, state="ready", unread=1) == []
+    undone = await quiet.request("DELETE", "/api/articles/read", json={"ids": marked.json()["ids"]})
+    assert undone.json()["changed"] == 2
+    assert await ids_of(quiet, state="ready", unread=1) == [c, e]
+
+
 # -- pages ------------------------------------------------------------------------------
 
 

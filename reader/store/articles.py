@@ -7,9 +7,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ..records import FINISHED
 from .base import (
-    _ARTICLE_BASE_COLUMNS, _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _LINE, _ONE_ARTICLE_COLUMNS, _STATE, StoreBase,
-    cleaned_at_of, rows_of,
+    _ARTICLE_BASE_COLUMNS, _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _LINE, _ONE_ARTICLE_COLUMNS, _STATE,
+    NOT_DONE, StoreBase, cleaned_at_of, rows_of,
 )
 
 
@@ -47,7 +48,8 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
         if state == "ready":  # walk the cleaned articles (few) rather than every unread one
             where.append("a.id IN (SELECT article_id FROM contents)")
     if unread:
-        where.append("a.read_at IS NULL")
+        # on a ready list (the reading list) unread means not done with: in progress counts
+        where.append(NOT_DONE if state == "ready" else "a.read_at IS NULL")
     if starred:
         where.append("a.starred_at IS NOT NULL")
     if match is not None:
@@ -74,6 +76,17 @@ def selection(params: dict[str, Any], *, ids: Sequence[int] | None, until: int |
         where.append("a.id <= :until")
         params["until"] = until
     return where
+
+
+# Done with (read by hand, one or in bulk): read at :now and a place short of the end moved
+# to it. Unread: a place at the end is forgotten, so the article starts over. (SET reads
+# the row's old values throughout.)
+_TO_THE_END = f"""read_position = CASE WHEN read_position < {FINISHED} THEN 1.0 ELSE read_position END,
+    read_position_at = CASE WHEN read_position < {FINISHED} THEN :now ELSE read_position_at END"""
+_DONE = f"read_at = :now, {_TO_THE_END}"
+_NOT_READ = f"""read_at = NULL,
+    read_position = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position END,
+    read_position_at = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position_at END"""
 
 
 class ArticleStore(StoreBase):
@@ -150,10 +163,10 @@ class ArticleStore(StoreBase):
         return {row["feed_id"]: int(row["n"]) for row in rows}
 
     async def reading_count(self) -> int:
-        """How many articles are cleaned and unread: the reading list's length."""
+        """How many articles are cleaned and not done with: the reading list's length."""
         return await self._count(
             # CROSS JOIN keeps this order: the cleaned articles are far fewer than the unread
-            "SELECT count(*) FROM contents c CROSS JOIN articles a ON a.id = c.article_id WHERE a.read_at IS NULL"
+            f"SELECT count(*) FROM contents c CROSS JOIN articles a ON a.id = c.article_id WHERE {NOT_DONE}"
         )
 
     async def newest_id(self) -> int:
@@ -168,17 +181,20 @@ class ArticleStore(StoreBase):
         """Mark read (or unread) the articles with these ids, or every article the filter
         matches whose id is at most `until` (so nothing added since is touched). Only
         articles whose state changes are written; returns their ids and the read_at they
-        now share, in one transaction."""
+        now share, in one transaction. Marking read by hand is being done with them: one
+        opened and left part-way (in progress, so still on the reading list) is changed
+        too, its place moved to the end. Marking unread starts over one read to the end."""
         now = time.time()
-        params: dict[str, Any] = {"now": now, "read": read}
+        params: dict[str, Any] = {"now": now}
         where = selection(params, ids=ids, until=until, state=state, feed_id=feed_id, unread=unread,
                           starred=starred, match=match, tag=tag, folder=folder)
-        where.append("a.read_at IS NULL" if read else "a.read_at IS NOT NULL")
+        where.append(NOT_DONE if read else "a.read_at IS NOT NULL")
+        change = _DONE if read else _NOT_READ
         async with self._transaction() as db:
             rows = await rows_of(
                 db,
                 f"""
-                UPDATE articles SET read_at = CASE WHEN :read THEN :now END
+                UPDATE articles SET {change}
                 WHERE id IN (SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where)})
                 RETURNING id
                 """,
@@ -190,7 +206,8 @@ class ArticleStore(StoreBase):
         """Undo a bulk read: every article whose read_at is exactly that batch's stamp is
         unread again (one opened since keeps its stamp: opening never rewrites read_at)."""
         async with self._transaction() as db:
-            rows = await rows_of(db, "UPDATE articles SET read_at = NULL WHERE read_at = ? RETURNING id", (stamp,))
+            rows = await rows_of(db, f"UPDATE articles SET {_NOT_READ} WHERE read_at = :now RETURNING id",
+                                 {"now": stamp})
         return sorted(int(r["id"]) for r in rows)
 
     async def line(self) -> list[dict[str, Any]]:
@@ -216,11 +233,22 @@ class ArticleStore(StoreBase):
         return articles
 
     async def mark_read(self, article_id: int, read: bool = True) -> bool:
+        """Mark read by hand (done with it: a place short of the end moves to the end), or
+        unread (a place at the end is forgotten, so the article starts over)."""
         async with self._transaction() as db:
-            cur = await db.execute(
-                "UPDATE articles SET read_at = CASE WHEN :read THEN coalesce(read_at, :now) END WHERE id = :id",
-                {"read": read, "now": time.time(), "id": article_id},
-            )
+            if read:  # read_at is kept if it was read already: an undo goes by it
+                change = f"read_at = coalesce(read_at, :now), {_TO_THE_END}"
+            else:
+                change = _NOT_READ
+            cur = await db.execute(f"UPDATE articles SET {change} WHERE id = :id", {"now": time.time(), "id": article_id})
+            return cur.rowcount > 0
+
+    async def mark_opened(self, article_id: int) -> bool:
+        """What opening an article does: read if it was unread, its place left alone (an
+        article opened and left part-way stays on the reading list)."""
+        async with self._transaction() as db:
+            cur = await db.execute("UPDATE articles SET read_at = coalesce(read_at, :now) WHERE id = :id",
+                                   {"now": time.time(), "id": article_id})
             return cur.rowcount > 0
 
     async def star(self, article_id: int, starred: bool = True) -> bool:

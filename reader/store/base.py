@@ -31,6 +31,7 @@ from typing import Any
 import aiosqlite
 
 from ..errors import StorageError, storage_error
+from ..records import FINISHED
 from .check import read_only_uri, writable
 from .schema import MIGRATIONS, migrate
 
@@ -79,6 +80,11 @@ _ARTICLE_BASE_COLUMNS = f"""
     {_STATE} AS state
 """
 # Statements selecting these columns start with `WITH {_LINE}`.
+
+# The reading list's rule, on the ready articles: not done with. That is unread, or opened
+# (which marks read, as in a feed reader) and left short of the end: in progress. Reaching
+# the end, or marking it read by hand (which moves the place to the end), is done.
+NOT_DONE = f"(a.read_at IS NULL OR a.read_position < {FINISHED})"
 _ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION} AS position"
 _ONE_ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION_OF_ONE} AS position"
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .base import StoreBase, rows_of
+from ..records import FINISHED
+from .base import NOT_DONE, StoreBase, rows_of
 
 # An action remembered this long answers its replays; a device offline for longer than
 # this sends its action as new (reading state is set, never toggled, so it lands the same).
@@ -30,8 +31,11 @@ class DeviceStore(StoreBase):
             stored = rows[0]["read_position_at"]
             if stored is not None and stored > at:
                 return False
-            await db.execute("UPDATE articles SET read_position = ?, read_position_at = ? WHERE id = ?",
-                             (fraction, at, article_id))
+            # reaching the end is being done with it: read, if it was not yet
+            await db.execute(
+                "UPDATE articles SET read_position = :fraction, read_position_at = :at,"
+                " read_at = CASE WHEN :fraction >= :end THEN coalesce(read_at, :now) ELSE read_at END WHERE id = :id",
+                {"fraction": fraction, "at": at, "end": FINISHED, "now": time.time(), "id": article_id})
             return True
 
     async def begin_action(self, key: str, action: str) -> dict[str, Any] | None:
@@ -71,10 +75,10 @@ class DeviceStore(StoreBase):
         """The reading list in tap order (oldest first), each article's id, cleaned HTML
         and its size: what a device saves for offline reading."""
         return await self._all(
-            """
+            f"""
             SELECT a.id, c.html, length(CAST(c.html AS BLOB)) AS bytes
             FROM contents c CROSS JOIN articles a ON a.id = c.article_id
-            WHERE a.read_at IS NULL
+            WHERE {NOT_DONE}
             ORDER BY coalesce(a.tapped_at, c.cleaned_at), a.id  -- c.html is read anyway
             LIMIT ?
             """,
