@@ -308,6 +308,18 @@ async def mark_read(request: Request) -> Response:
     return await _mark(request, "read", True)
 
 
+async def mark_opened(request: Request) -> Response:
+    """POST /api/articles/{id}/opened: what opening the article's page does (read, not
+    done with), for a device that opened its saved copy offline and reports it later."""
+    reader = reader_of(request)
+    article_id = path_id(request)
+
+    async def apply() -> dict[str, Any]:
+        return article_json(await reader.mark_opened(article_id))
+
+    return await _once(request, apply)
+
+
 async def mark_unread(request: Request) -> Response:
     return await _mark(request, "read", False)
 
@@ -337,6 +349,7 @@ routes = [
     Route("/api/articles/{id:rowid}/content", article_content, methods=["GET"]),
     Route("/api/articles/{id:rowid}/read", mark_read, methods=["POST"]),
     Route("/api/articles/{id:rowid}/read", mark_unread, methods=["DELETE"]),
+    Route("/api/articles/{id:rowid}/opened", mark_opened, methods=["POST"]),
     Route("/api/articles/{id:rowid}/star", star, methods=["POST"]),
     Route("/api/articles/{id:rowid}/tags", set_tags, methods=["POST"]),
     Route("/api/articles/{id:rowid}/star", unstar, methods=["DELETE"]),

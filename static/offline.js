@@ -5,7 +5,8 @@
    - Offline actions. Offline, a tap on star, mark read (or unread) or unqueue cannot reach
      reader: it is kept in IndexedDB (the "outbox"), the button shows the new state at once,
      and the outbox is sent, oldest first, when the network is back (and on every page
-     load). Each action carries its own random id (the Idempotency-Key header): reader
+     load). Opening a saved copy of an unread article offline is kept the same way (it is
+     read once reader hears of it, as an open online would have made it). Each action carries its own random id (the Idempotency-Key header): reader
      applies an id once and answers a repeat with the first answer, so an action sent again
      after a lost answer, however often the connection flaps, is applied exactly once. An
      action leaves the outbox only once reader has answered it.
@@ -60,13 +61,14 @@
   function keep(action) {
     action.key = newKey();
     return store("outbox", "readwrite", function (s) {
-      if (action.position) {
-        // only the latest place in an article is worth sending
+      if (action.position || action.opened) {
+        // only the latest place in an article is worth sending, and an open once
         s.openCursor().onsuccess = function (event) {
           var cursor = event.target.result;
           if (!cursor) return;
           // (the cursor also meets the action added below: that one stays)
-          var older = cursor.value.position && cursor.value.path === action.path && cursor.value.key !== action.key;
+          var older = (cursor.value.position || cursor.value.opened) && cursor.value.path === action.path &&
+            cursor.value.key !== action.key;
           if (older) cursor.delete();
           cursor.continue();
         };
@@ -201,6 +203,10 @@
     // Where the page opens is no place of the person's: a key that only leaves the page
     // (] for the next article) must not send it.
     saved = Math.round(fraction() * 10000) / 10000;
+    if (!navigator.onLine && r.hasAttribute("data-unread") && window.indexedDB) {
+      // the saved copy of an unread article, opened: read once reader hears of it
+      keep({ method: "POST", path: "/api/articles/" + id + "/opened", opened: true });
+    }
     var server = r.hasAttribute("data-position")
       ? { position: parseFloat(r.getAttribute("data-position")), at: parseFloat(r.getAttribute("data-position-at")) || 0 }
       : null;

@@ -166,6 +166,21 @@ async def test_an_article_left_part_way_stays_on_the_reading_list_until_its_end_
     assert await ids_of(quiet, state="ready", unread=1) == [c, e]
 
 
+async def test_an_open_reported_later_marks_read_and_keeps_the_place(quiet, pages):
+    _, (a, b) = await subscribe_slugs(quiet, pages, SLUGS[:2])
+    await tap_and_clean(quiet, [a, b])
+    await quiet.put(f"/api/articles/{a}/position", json={"position": 0.5})
+    key = "opened-on-the-train-1"
+    first = await quiet.post(f"/api/articles/{a}/opened", headers={"Idempotency-Key": key})
+    assert first.status_code == 200 and first.json()["read"] is True and first.json()["read_position"] == 0.5
+    assert await ids_of(quiet, state="ready", unread=1) == [a, b]  # in progress: still on the list
+    await quiet.delete(f"/api/articles/{a}/read")
+    again = await quiet.post(f"/api/articles/{a}/opened", headers={"Idempotency-Key": key})
+    assert again.json() == first.json()  # a replay answers the same and changes nothing
+    assert (await quiet.get(f"/api/articles/{a}")).json()["read"] is False
+    assert (await quiet.post("/api/articles/999999/opened")).status_code == 404
+
+
 # -- pages ------------------------------------------------------------------------------
 
 
