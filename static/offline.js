@@ -1,13 +1,18 @@
 /* reader: what a page does for reading without a network (the saving itself is the
    service worker's, static/sw.js). Without JavaScript none of this runs and nothing changes.
 
-   - The offline banner, shown while the device has no network.
-   - Offline actions. Offline, a tap on star, mark read (or unread) or unqueue cannot reach
-     reader: it is kept in IndexedDB (the "outbox"), the button shows the new state at once,
-     and the outbox is sent, oldest first, when the network is back (and on every page
-     load). Opening a saved copy of an unread article offline is kept the same way (it is
-     read once reader hears of it, as an open online would have made it). Each action carries its own random id (the Idempotency-Key header): reader
-     applies an id once and answers a repeat with the first answer, so an action sent again
+   - The offline banner, shown while reader cannot be reached: the device has no network,
+     or this page is a saved copy (the service worker answered from its cache, marking
+     <html data-saved-copy>: the server is down, or the network does not lead to it, while
+     navigator.onLine says true), or a tap's request found no server.
+   - Offline actions. While reader cannot be reached, a tap on star, mark read (or unread)
+     or unqueue is kept in IndexedDB (the "outbox"), the button shows the new state at
+     once, and the outbox is sent, oldest first, when reader answers again (tried every few
+     seconds, when the network is back, and on every page load). Opening a saved copy of
+     an unread article is kept the same way (it is read once reader hears of it, as an
+     open online would have made it). Each action carries its own random id (the
+     Idempotency-Key header): reader applies an id once and answers a repeat with the
+     first answer, so an action sent again
      after a lost answer, however often the connection flaps, is applied exactly once. An
      action leaves the outbox only once reader has answered it.
    - The reading position: how far through the text the person is (a fraction, not pixels),
@@ -21,6 +26,7 @@
 
   var SEND_EVERY = 2000;  // ms between two saves of the reading position
   var RETRY = 5000;  // ms before sending the outbox again after a failure
+  var NEXT_WAIT = 3000;  // ms "Mark read and next" waits for reader before going on
 
   // -- IndexedDB: the outbox (actions in order) and the positions read on this device ----
 
@@ -95,11 +101,12 @@
             headers: { "Content-Type": "application/json", "Idempotency-Key": action.key },
             body: action.body || null,
           }).then(function (response) {
+            reached(UNREACHABLE.indexOf(response.status) < 0);
             // 5xx, 409 (still being applied), 401 (logged out), 429: try again later.
             // Anything else is reader's answer: applied, or refused for good (a 404: gone).
             if (response.status >= 500 || [401, 409, 429].indexOf(response.status) >= 0) return false;
             return store("outbox", "readwrite", function (s) { s.delete(action.seq); }).then(function () { return true; });
-          }, function () { return false; });
+          }, function () { reached(false); return false; });
         });
       }, Promise.resolve(true));
     }).then(function (done) {
@@ -113,9 +120,23 @@
   window.addEventListener("online", function () { showBanner(); send(); });
   window.addEventListener("offline", showBanner);
 
+  // What a proxy in front of reader answers while reader itself is down (as static/sw.js).
+  var UNREACHABLE = [502, 503, 504];
+  // A saved copy means the service worker could not reach reader for this very page.
+  var unreachable = document.documentElement.hasAttribute("data-saved-copy");
+  function offline() { return !navigator.onLine || unreachable; }
+  function reached(yes) {
+    if (unreachable === !yes) return;
+    unreachable = !yes;
+    showBanner();
+  }
+
   function showBanner() {
     var banner = document.getElementById("offline-banner");
-    if (banner) banner.hidden = navigator.onLine;
+    if (!banner) return;
+    banner.hidden = !offline();
+    var words = banner.getAttribute(navigator.onLine ? "data-unreachable" : "data-offline");
+    if (words && banner.textContent !== words) banner.textContent = words;
   }
 
   // The pages' own forms for these actions, as the JSON API's calls.
@@ -145,22 +166,44 @@
     if (button.hasAttribute("aria-pressed")) button.setAttribute("aria-pressed", action.on ? "true" : "false");
   }
 
-  // Capture, on window: before htmx (or the browser) sends the form to a network that is not there.
+  function keepForm(form, action) {
+    return keep({ method: action.method, path: action.path }).then(function () {
+      showKept(form, action);
+    });
+  }
+
+  // Capture, on window: before htmx (or the browser) sends the form to a reader that is
+  // not there.
   window.addEventListener("submit", function (event) {
     var form = event.target;
     var action = form && asAction(form);
     if (!action) return;
     if (action.kind === "read" && action.path === "/api/articles/" + readingId() + "/read") finishedByHand = action.on;
-    if (navigator.onLine) return;
+    // "Mark read and next" is a plain form (a 303 to the next article): sent through the
+    // outbox whenever it can be, so that a server gone since the page loaded leaves a kept
+    // action and a saved next article, not the browser's error page.
+    var next = form.closest(".read-through") && form.querySelector('input[name="next"]');
+    if (!offline() && !(next && window.indexedDB)) return;
     event.preventDefault();
     event.stopImmediatePropagation();
-    keep({ method: action.method, path: action.path }).then(function () {
-      showKept(form, action);
-      // "Mark read and next" goes on to the next article (saved too, if it is on the list)
-      var next = form.closest(".read-through") && form.querySelector('input[name="next"]');
-      if (next) location.assign(next.value);
+    var kept = keepForm(form, action);
+    if (!next) return;
+    // on to the next article (saved too, if it is on the list) once the mark is sent, or
+    // kept if reader is slow to answer: the outbox sends it later
+    Promise.race([kept, new Promise(function (resolve) { setTimeout(resolve, NEXT_WAIT); })]).then(function () {
+      location.assign(next.value);
     });
   }, true);
+
+  // A tap htmx sent while reader seemed reachable and that found no server: kept all the same.
+  document.addEventListener("htmx:error", function (event) {
+    var form = event.target;
+    var action = form && form.tagName === "FORM" && asAction(form);
+    var error = event.detail && event.detail.error;
+    if (!action || !(error instanceof TypeError)) return;  // a network failure, not a bug in a swap
+    reached(false);
+    keepForm(form, action);
+  });
 
   // -- the reading position ------------------------------------------------------------------
 
@@ -203,7 +246,7 @@
     // Where the page opens is no place of the person's: a key that only leaves the page
     // (] for the next article) must not send it.
     saved = Math.round(fraction() * 10000) / 10000;
-    if (!navigator.onLine && r.hasAttribute("data-unread") && window.indexedDB) {
+    if (offline() && r.hasAttribute("data-unread") && window.indexedDB) {
       // the saved copy of an unread article, opened: read once reader hears of it
       keep({ method: "POST", path: "/api/articles/" + id + "/opened", opened: true });
     }

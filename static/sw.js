@@ -17,9 +17,13 @@
 
    How it answers:
    - pages: network first, always. Online, a page is the live one (pages are no-store);
-     a saved one is refreshed on the way. Only when the network fails does a saved copy
-     answer, or the offline page;
-   - reader's own files and images: network first too, the cache when the network fails;
+     a saved one is refreshed on the way. Only when reader cannot be reached does a saved
+     copy answer, or the offline page: no network at all, or a network that does not lead
+     to reader (the server is down, the laptop is on another network, its proxy answers
+     502, 503 or 504). navigator.onLine is true in all of those but the first. A page
+     answered from the cache carries data-saved-copy on <html>, so the page's script
+     (static/offline.js) knows reader is out of reach and keeps what is done in the outbox;
+   - reader's own files and images: network first too, the cache when reader cannot be reached;
    - writes, the JSON API, other sites: never touched (offline actions are kept by the
      page itself, in IndexedDB: static/app.js). */
 "use strict";
@@ -81,36 +85,58 @@ function articlePath(url) {
   return found ? "/articles/" + found[1] : null;
 }
 
+// What a proxy in front of reader answers while reader itself is down.
+const UNREACHABLE = [502, 503, 504];
+
 async function page(request, url) {
-  let response;
+  let response = null;
   try {
     response = await fetch(request);
   } catch (offline) {
-    const saved = await caches.open(SAVED_CACHE);
-    // An article is saved once, whichever list it was opened from (?list=...).
-    const copy = await saved.match(articlePath(url) || url.pathname + url.search);
-    if (copy) return copy;
-    const notSaved = await caches.match(articlePath(url) ? "/offline?what=article" : "/offline?what=page");
-    return notSaved || new Response("offline: this article is not saved on this device",
-      { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    // no answer at all: no network, or none that reaches reader
   }
-  // A saved page seen live is saved again as it is now.
+  // An article is saved once, whichever list it was opened from (?list=...).
   const key = articlePath(url) || url.pathname + url.search;
-  if (response.ok && !response.redirected) {
-    const saved = await caches.open(SAVED_CACHE);
-    if (await saved.match(key)) await saved.put(key, response.clone());
+  if (response && !UNREACHABLE.includes(response.status)) {
+    // A saved page seen live is saved again as it is now.
+    if (response.ok && !response.redirected) {
+      const saved = await caches.open(SAVED_CACHE);
+      if (await saved.match(key)) await saved.put(key, response.clone());
+    }
+    return response;
   }
-  return response;
+  const saved = await caches.open(SAVED_CACHE);
+  const copy = await saved.match(key);
+  if (copy) return markedCopy(copy);
+  if (response) return response;  // the proxy's own answer: nothing saved says more
+  const notSaved = await caches.match(articlePath(url) ? "/offline?what=article" : "/offline?what=page");
+  return notSaved ? markedCopy(notSaved) : new Response("offline: this article is not saved on this device",
+    { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+}
+
+async function markedCopy(copy) {
+  // Pages are a few hundred KB at most: rewriting the start tag costs nothing worth saving.
+  const text = await copy.text();
+  const headers = new Headers(copy.headers);
+  headers.delete("Content-Length");
+  return new Response(text.replace(/<html\b/i, "<html data-saved-copy"),
+    { status: copy.status, statusText: copy.statusText, headers: headers });
 }
 
 async function file(request) {
+  let response = null;
   try {
-    return await fetch(request);
+    response = await fetch(request);
   } catch (offline) {
     const copy = await caches.match(request);
     if (copy) return copy;
     throw offline;
   }
+  if (UNREACHABLE.includes(response.status)) {
+    const copy = await caches.match(request);
+    if (copy) return copy;
+  }
+  return response;
 }
 
 // -- saving the reading list ---------------------------------------------------------------

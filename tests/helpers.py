@@ -161,8 +161,8 @@ def free_port() -> int:
 class LiveServer:
     """The app under a real uvicorn, in a thread with its own event loop."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.port = free_port()
+    def __init__(self, settings: Settings, port: int | None = None) -> None:
+        self.port = port or free_port()  # a port given: the same server started again
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=self.port, log_level="warning",
                                 timeout_graceful_shutdown=15)

@@ -266,6 +266,57 @@ def test_three_offline_actions_are_applied_exactly_once_however_often_they_are_s
     library.gate.set()
 
 
+def test_reader_out_of_reach_while_online_reads_the_saved_copies_and_keeps_the_taps(page, live_server, library,
+                                                                                  settings):
+    """The device has a network, but it does not lead to reader (the server is stopped: its
+    port refuses): navigator.onLine stays true. Pages come from the saved copies, taps wait
+    in the outbox, and reader gets them once it is back on the same address."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    library = library(["one", "two"], image=False)
+    library.queue("one", "two")
+    library.wait_state("one", "ready")
+    library.wait_state("two", "ready")
+    controlled(page, live_server.url + READING_LIST, 2)
+    port = live_server.port
+    live_server.__exit__(None, None, None)  # reader goes away; the browser is none the wiser
+    assert page.evaluate("() => navigator.onLine") is True
+    # a tap on the page loaded while reader was there finds no server: kept all the same
+    two = card(page, "Title two")
+    two.locator("details.more > summary").click()
+    two.get_by_role("button", name="mark read").click()
+    expect(two.get_by_role("button", name="mark unread")).to_be_visible()
+    expect(page.locator("#offline-banner")).to_be_visible()
+    expect(page.locator("#offline-banner")).to_contain_text("reader cannot be reached")
+    # the pages are the saved copies
+    answer = page.goto(live_server.url + READING_LIST)
+    assert answer.from_service_worker
+    expect(page.locator("#offline-banner")).to_contain_text("reader cannot be reached")
+    expect(page.locator("article.card")).to_have_count(2)
+    card(page, "Title one").get_by_role("link", name="Title one").click()
+    expect(page.locator(".reading .body")).to_contain_text("marker-one")
+    # a tap on a saved copy goes to the outbox at once
+    page.locator("#reading-tools").get_by_role("button", name="star").click()
+    expect(page.locator("#reading-tools").get_by_role("button", name="unstar")).to_be_visible()
+    wait(lambda: [(a["method"], a["path"]) for a in outbox(page)] == [
+        ("POST", f"/api/articles/{library.ids['two']}/read"),
+        ("POST", f"/api/articles/{library.ids['one']}/opened"),  # the saved copy, opened
+        ("POST", f"/api/articles/{library.ids['one']}/star"),
+    ])
+    page.goto(f"{live_server.url}/feeds")  # not saved: says so
+    expect(page.locator("main")).to_contain_text("Offline: this page is not saved on this device.")
+    page.go_back()
+    expect(page.locator(".reading .body")).to_contain_text("marker-one")
+
+    with LiveServer(settings, port=port):  # reader is back where it was: the page sends the outbox by itself
+        wait(lambda: outbox(page) == [])
+        assert library.article("one")["read"] is True and library.article("one")["starred"] is True
+        assert library.article("two")["read"] is True
+        assert sorted(status for _, _, status in actions(settings)) == [200, 200, 200]
+        expect(page.locator("#offline-banner")).to_be_hidden()
+
+
 def test_an_article_left_part_way_stays_on_the_reading_list_until_marked_read(page, live_server, library):
     from playwright.sync_api import expect
 
