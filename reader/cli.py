@@ -322,7 +322,7 @@ def _library_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
                                                             " bookmarks, OPML; nothing is fetched, twice is harmless")
     imp.add_argument("files", type=Path, nargs="+", help="export files (any format, told by content) or directories")
     edition = sub.add_parser("edition", parents=[common],
-                             help="the reading list (ready and unread) as an EPUB book for an e-reader")
+                             help="the reading list (ready and not done with) as an EPUB book for an e-reader")
     edition.add_argument("--out", type=Path, required=True, help="the FILE.epub to write")
     edition.add_argument("--feed", help="only this feed's articles (its id)")
     edition.add_argument("--starred", action="store_true", help="only starred articles")

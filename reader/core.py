@@ -342,7 +342,7 @@ class Reader:
         return await self.store.unread_counts()
 
     async def reading_count(self) -> int:
-        """The reading list's length: cleaned and unread."""
+        """The reading list's length: cleaned and not done with (unread, or left part-way)."""
         return await self.store.reading_count()
 
     async def newest_id(self) -> int:

@@ -1,4 +1,4 @@
-"""Editions from the library: the reading list (ready and unread) as one EPUB, one
+"""Editions from the library: the reading list (ready and not done with) as one EPUB, one
 article as an EPUB, and the OPDS catalog listing them. The core supplies the articles
 and their cleaned text; reader/edition turns them into bytes; the pages and the CLI
 only choose the filters and deliver the result.
@@ -52,7 +52,7 @@ class Filters:
 
 
 async def reading_list(reader: Reader, filters: Filters, limit: int = MAX_EDITION_ARTICLES) -> list[Article]:
-    """Ready and unread articles, in the listing's order, page after page."""
+    """The reading list's articles (ready, unread or left part-way), in the listing's order, page after page."""
     found: list[Article] = []
     before: int | None = None
     while len(found) < limit:
@@ -120,7 +120,7 @@ async def catalog(reader: Reader, origin: str, filters: Filters = Filters()) -> 
         id=f"urn:uuid:{uuid.uuid5(_NAMESPACE, origin + '/edition' + filters.query())}",
         title=f"{edition_title(filters, when=now)} ({len(waiting)} article{'' if len(waiting) == 1 else 's'})",
         updated=now, href=f"{origin}/edition.epub{filters.query()}", author="reader",
-        summary="Every ready and unread article as one book, in one download.",
+        summary="Every article on the reading list as one book, in one download.",
     )
     entries = [
         CatalogEntry(

@@ -3,7 +3,9 @@ so the service worker runs): the reading list and its articles, text and images,
 the network off (`context.set_offline(True)` once the worker controls the page); three
 actions made offline applied exactly once after reconnecting, replays included; the
 share target's landing page saving (and queueing) a link; the reading position restored on
-another device and offline; a new deploy's worker replacing the old one's caches.
+another device and offline; reader stopped while the device stays online (pages from the
+saved copies, taps kept and applied once it is back); an article left part-way kept on
+the reading list until it is marked read; a new deploy's worker replacing the old one's caches.
 
 Same Chromium and launch flags as the other browser tests (tests/browsing.py); skipped
 without /usr/bin/chromium."""

@@ -1,4 +1,4 @@
-"""The reading list (ready and unread, in tap order), filters that combine, bulk triage
+"""The reading list (ready and not done with: unread or left part-way, in tap order), filters that combine, bulk triage
 with its undo, and unread counts: through the JSON API, against a real SQLite file and
 real pages served on 127.0.0.1."""
 
