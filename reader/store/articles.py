@@ -10,7 +10,7 @@ from typing import Any
 from ..records import FINISHED
 from .base import (
     _ARTICLE_BASE_COLUMNS, _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _LINE, _ONE_ARTICLE_COLUMNS, _STATE,
-    NOT_DONE, StoreBase, cleaned_at_of, rows_of,
+    NOT_DONE, StoreBase, rows_of,
 )
 
 
@@ -20,12 +20,14 @@ SEARCH_RANKED = 1000
 
 
 # The two orders a list can have, as row-value keys, and the same key for the article a
-# keyset page continues from. A ready article's tap order falls back to its cleaning time
-# (opened directly, never tapped).
+# keyset page continues from. A ready article's tap order (its first tap, else its
+# cleaning time: opened directly, never tapped) is the stored, indexed tap_order (schema
+# v9), so a page or a neighbour is a seek in articles_by_tap or articles_to_read. The
+# article a page continues from need not be ready (one being cleaned, opened from the
+# reading list): a tapped one then stands at its tap, as it will once cleaned.
 _NEWEST = ("(a.sort_at, a.id)", "SELECT sort_at, id FROM articles WHERE id = :before", ("a.sort_at", "a.id"))
-_TAP = (f"(coalesce(a.tapped_at, {cleaned_at_of('a')}), a.id)",
-        f"SELECT coalesce(b.tapped_at, {cleaned_at_of('b')}), b.id FROM articles b WHERE b.id = :before",
-        (f"coalesce(a.tapped_at, {cleaned_at_of('a')})", "a.id"))
+_TAP = ("(a.tap_order, a.id)", "SELECT coalesce(tap_order, tapped_at), id FROM articles WHERE id = :before",
+        ("a.tap_order", "a.id"))
 
 
 def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, ids: Sequence[int] | None,
@@ -45,8 +47,8 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
         params["state"] = state
         if state == "failed":  # lets the planner walk the small articles_failed index
             where.append("a.error IS NOT NULL")
-        if state == "ready":  # walk the cleaned articles (few) rather than every unread one
-            where.append("a.id IN (SELECT article_id FROM contents)")
+        if state == "ready":  # walk the ready articles' own index (few) rather than every unread one
+            where.append("a.tap_order IS NOT NULL")
     if unread:
         # on a ready list (the reading list) unread means not done with: in progress counts
         where.append(NOT_DONE if state == "ready" else "a.read_at IS NULL")
@@ -87,6 +89,27 @@ _DONE = f"read_at = :now, {_TO_THE_END}"
 _NOT_READ = f"""read_at = NULL,
     read_position = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position END,
     read_position_at = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position_at END"""
+
+
+def list_statement(*, state: str | None, feed_id: int | None, before: int | None, ids: Sequence[int] | None,
+                   unread: bool, starred: bool, match: str | None, tag: str | None, folder: str | None,
+                   limit: int, backwards: bool, now: float) -> tuple[str, dict[str, Any]]:
+    """The statement of `ArticleStore.list_articles` and its parameters (apart, so that its
+    query plan can be checked)."""
+    params: dict[str, Any] = {"now": now, "limit": limit}
+    where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
+                     match=match, tag=tag, folder=folder)
+    key, key_of, columns = _TAP if state == "ready" else _NEWEST
+    ascending = (state == "ready") != backwards  # the tap order is ascending, the newest descending
+    if before is not None:
+        where.append(f"{key} {'>' if ascending else '<'} ({key_of})")
+        params["before"] = before
+    sql = f"WITH {_LINE} SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    direction = "ASC" if ascending else "DESC"
+    sql += " ORDER BY " + ", ".join(f"{c} {direction}" for c in columns) + " LIMIT :limit"
+    return sql, params
 
 
 class ArticleStore(StoreBase):
@@ -141,20 +164,9 @@ class ArticleStore(StoreBase):
         pagination, so a deep page costs what the first one does; the article need not
         match the filter any more). `backwards` walks the other way from `before`, nearest
         first: the articles ahead of it. `match` is an FTS5 query (`fts_query`)."""
-        now = time.time()
-        params: dict[str, Any] = {"now": now, "limit": limit}
-        where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
-                         match=match, tag=tag, folder=folder)
-        key, key_of, columns = _TAP if state == "ready" else _NEWEST
-        ascending = (state == "ready") != backwards  # the tap order is ascending, the newest descending
-        if before is not None:
-            where.append(f"{key} {'>' if ascending else '<'} ({key_of})")
-            params["before"] = before
-        sql = f"WITH {_LINE} SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        direction = "ASC" if ascending else "DESC"
-        sql += " ORDER BY " + ", ".join(f"{c} {direction}" for c in columns) + " LIMIT :limit"
+        sql, params = list_statement(state=state, feed_id=feed_id, before=before, ids=ids, unread=unread,
+                                     starred=starred, match=match, tag=tag, folder=folder, limit=limit,
+                                     backwards=backwards, now=time.time())
         return await self._all(sql, params)
 
     async def unread_counts(self) -> dict[int | None, int]:
@@ -164,10 +176,8 @@ class ArticleStore(StoreBase):
 
     async def reading_count(self) -> int:
         """How many articles are cleaned and not done with: the reading list's length."""
-        return await self._count(
-            # CROSS JOIN keeps this order: the cleaned articles are far fewer than the unread
-            f"SELECT count(*) FROM contents c CROSS JOIN articles a ON a.id = c.article_id WHERE {NOT_DONE}"
-        )
+        # counted in the articles_to_read index alone (tap_order is set exactly when ready)
+        return await self._count(f"SELECT count(*) FROM articles a WHERE a.tap_order IS NOT NULL AND {NOT_DONE}")
 
     async def newest_id(self) -> int:
         """The highest article id: anything added later has a higher one."""

@@ -97,12 +97,6 @@ _ARTICLE_LEFT_JOINS = """
 _ARTICLE_JOINS = "articles a" + _ARTICLE_LEFT_JOINS
 
 
-def cleaned_at_of(alias: str) -> str:
-    """When the article `alias` was cleaned (NULL if not), read from the contents_cleaned
-    index: the contents row keeps it behind the article's html and text."""
-    return (f"(SELECT cc.cleaned_at FROM contents cc INDEXED BY contents_cleaned"
-            f" WHERE cc.article_id = {alias}.id)")
-
 # The workers' service order over queue rows q that nobody is cleaning.
 _SERVICE_ORDER = "ORDER BY q.due_at, q.seq"
 

@@ -77,9 +77,9 @@ class DeviceStore(StoreBase):
         return await self._all(
             f"""
             SELECT a.id, c.html, length(CAST(c.html AS BLOB)) AS bytes
-            FROM contents c CROSS JOIN articles a ON a.id = c.article_id
-            WHERE {NOT_DONE}
-            ORDER BY coalesce(a.tapped_at, c.cleaned_at), a.id  -- c.html is read anyway
+            FROM articles a JOIN contents c ON c.article_id = a.id
+            WHERE a.tap_order IS NOT NULL AND {NOT_DONE}  -- the articles_to_read index, in order
+            ORDER BY a.tap_order, a.id
             LIMIT ?
             """,
             (limit,),
