@@ -319,11 +319,9 @@ class Reader:
             return (found[at - 1] if at > 0 else None), (found[at + 1] if at + 1 < len(found) else None)
         if f.state is not None and f.state not in STATES:
             return None, None
-        common: dict[str, Any] = {"state": f.state, "feed_id": f.feed_id, "unread": f.unread, "starred": f.starred,
-                                  "tag": f.tag, "folder": f.folder, "before": article_id, "limit": 1}
-        nxt = await self.store.list_articles(**common)
-        prev = await self.store.list_articles(**common, backwards=True)
-        return (Article.from_row(prev[0]) if prev else None), (Article.from_row(nxt[0]) if nxt else None)
+        prev, nxt = await self.store.neighbours(article_id, state=f.state, feed_id=f.feed_id, unread=f.unread,
+                                                starred=f.starred, tag=f.tag, folder=f.folder)
+        return (Article.from_row(prev) if prev else None), (Article.from_row(nxt) if nxt else None)
 
     async def mark_many(self, read: bool, *, ids: Sequence[int] | None = None, within: ArticleFilter | None = None,
                         until: int | None = None) -> Marked:

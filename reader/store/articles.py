@@ -91,11 +91,10 @@ _NOT_READ = f"""read_at = NULL,
     read_position_at = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position_at END"""
 
 
-def list_statement(*, state: str | None, feed_id: int | None, before: int | None, ids: Sequence[int] | None,
-                   unread: bool, starred: bool, match: str | None, tag: str | None, folder: str | None,
-                   limit: int, backwards: bool, now: float) -> tuple[str, dict[str, Any]]:
-    """The statement of `ArticleStore.list_articles` and its parameters (apart, so that its
-    query plan can be checked)."""
+def _list_select(*, state: str | None, feed_id: int | None, before: int | None, ids: Sequence[int] | None,
+                 unread: bool, starred: bool, match: str | None, tag: str | None, folder: str | None,
+                 limit: int, backwards: bool, now: float) -> tuple[str, dict[str, Any]]:
+    """One page of a list: the SELECT (its statement starts with `WITH {_LINE}`) and its parameters."""
     params: dict[str, Any] = {"now": now, "limit": limit}
     where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
                      match=match, tag=tag, folder=folder)
@@ -104,12 +103,37 @@ def list_statement(*, state: str | None, feed_id: int | None, before: int | None
     if before is not None:
         where.append(f"{key} {'>' if ascending else '<'} ({key_of})")
         params["before"] = before
-    sql = f"WITH {_LINE} SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
+    sql = f"SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
     if where:
         sql += " WHERE " + " AND ".join(where)
     direction = "ASC" if ascending else "DESC"
     sql += " ORDER BY " + ", ".join(f"{c} {direction}" for c in columns) + " LIMIT :limit"
     return sql, params
+
+
+def list_statement(*, state: str | None, feed_id: int | None, before: int | None, ids: Sequence[int] | None,
+                   unread: bool, starred: bool, match: str | None, tag: str | None, folder: str | None,
+                   limit: int, backwards: bool, now: float) -> tuple[str, dict[str, Any]]:
+    """The statement of `ArticleStore.list_articles` and its parameters (apart, so that its
+    query plan can be checked)."""
+    sql, params = _list_select(state=state, feed_id=feed_id, before=before, ids=ids, unread=unread,
+                               starred=starred, match=match, tag=tag, folder=folder, limit=limit,
+                               backwards=backwards, now=now)
+    return f"WITH {_LINE} {sql}", params
+
+
+def neighbours_statement(article_id: int, *, state: str | None, feed_id: int | None, unread: bool, starred: bool,
+                         tag: str | None, folder: str | None, now: float) -> tuple[str, dict[str, Any]]:
+    """The statement of `ArticleStore.neighbours`: the article before and the one after
+    `article_id` in a list's order, each a keyset page of one, in one statement (the
+    second read was a second trip to the read connection's thread on every open)."""
+    sides = []
+    for side, backwards in (("prev", True), ("next", False)):
+        sql, params = _list_select(state=state, feed_id=feed_id, before=article_id, ids=None, unread=unread,
+                                   starred=starred, match=None, tag=tag, folder=folder, limit=1,
+                                   backwards=backwards, now=now)
+        sides.append(f"SELECT '{side}' AS side, * FROM ({sql})")
+    return f"WITH {_LINE} " + " UNION ALL ".join(sides), params
 
 
 class ArticleStore(StoreBase):
@@ -168,6 +192,16 @@ class ArticleStore(StoreBase):
                                      starred=starred, match=match, tag=tag, folder=folder, limit=limit,
                                      backwards=backwards, now=time.time())
         return await self._all(sql, params)
+
+    async def neighbours(self, article_id: int, *, state: str | None = None, feed_id: int | None = None,
+                         unread: bool = False, starred: bool = False, tag: str | None = None,
+                         folder: str | None = None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """(previous, next) of an article in a list's order (the article itself need not
+        be in the list any more), in one read."""
+        sql, params = neighbours_statement(article_id, state=state, feed_id=feed_id, unread=unread, starred=starred,
+                                           tag=tag, folder=folder, now=time.time())
+        found = {row.pop("side"): row for row in await self._all(sql, params)}
+        return found.get("prev"), found.get("next")
 
     async def unread_counts(self) -> dict[int | None, int]:
         """Unread articles per feed (None: saved links), from the partial unread index."""
