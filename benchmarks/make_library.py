@@ -4,7 +4,9 @@ schema (created by opening reader.store.Store once), filled with sqlite3 execute
     python -m benchmarks.make_library 100000        # -> benchmarks/results/library-100000.db
 
 200 feeds; every article has a headline and a sanitized summary; 3 % are ready (cleaned
-contents of 15-30 KB of reading HTML and a ledger run), 1 % failed, 100 are queued
+contents of 15-30 KB of reading HTML and a ledger run), 1 % failed (but at least about 60,
+so that the failed filter's first page holds its full 50 cards in a small library too,
+and browse_scale compares pages of the same size), 100 are queued
 (the same queue whatever N, so comparisons across sizes change only the library).
 The newest page holds articles of every state. Article URLs point at 127.0.0.1:9
 (discard: nothing answers), so a stray fetch fails at once and never leaves the machine.
@@ -28,7 +30,7 @@ from .pages import _WORDS, _sentence, article_html
 
 FEEDS = 200
 QUEUED = 100
-VERSION = 1  # bump when the generated content changes: old caches are then ignored
+VERSION = 2  # bump when the generated content changes: old caches are then ignored
 BASE_TIME = 1_700_000_000.0
 
 
@@ -47,7 +49,7 @@ def _state(i: int, n: int) -> str:
         return ("ready", "queued", "new", "failed", "new")[top % 5]
     if i % 33 == 0:
         return "ready"
-    if i % 97 == 0:
+    if i % min(97, max(1, n // 80)) == 0:
         return "failed"
     if i % max(1, n // QUEUED) == 1:
         return "queued"
