@@ -292,7 +292,8 @@ async def _v7_to_v8(db: aiosqlite.Connection) -> None:
     await db.execute("CREATE INDEX contents_cleaned ON contents (article_id, cleaned_at)")
 
 
-# Version 9: the reading list's order, stored where an index can hold it. A ready article's
+# Version 9: the reading list's order, stored where an index can hold it (and an index for
+# the latest finished runs). A ready article's
 # place is its first tap, else its cleaning time (opened without a tap), then its id; as
 # an expression over two tables it could not be indexed, so finding the next article
 # scanned every ready one (35-50 ms a lookup at 100,000 articles, two per open). The key
@@ -314,6 +315,9 @@ CREATE INDEX articles_to_read ON articles (tap_order, id)
     WHERE tap_order IS NOT NULL AND (read_at IS NULL OR read_position < 0.98);
 -- only the computed order read it (v8)
 DROP INDEX contents_cleaned;
+-- speed up the wait estimates on every page with a queued card: the latest finished runs,
+-- read from the newest end instead of sorting every run the ledger holds (38 ms at 4,000)
+CREATE INDEX runs_by_finished ON runs (finished_at) WHERE outcome IN ('cached', 'failed');
 CREATE TRIGGER contents_tap_insert AFTER INSERT ON contents BEGIN
     UPDATE articles SET tap_order = coalesce(tapped_at, new.cleaned_at) WHERE id = new.article_id;
 END;
