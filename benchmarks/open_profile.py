@@ -69,6 +69,7 @@ async def _median(fn: Callable[[], Awaitable[Any]], out: list[float]) -> None:
 
 async def breakdown(profile: bool) -> dict[str, float]:
     from reader import views
+    from reader.records import READING_LIST
     from reader.app import create_app, running
     from reader.settings import Settings
 
@@ -89,7 +90,7 @@ async def breakdown(profile: bool) -> dict[str, float]:
             plain.row_factory = sqlite3.Row
             from reader.store import base as store_module
 
-            sql = (f"SELECT {store_module._ARTICLE_COLUMNS}, c.html AS c_html FROM {store_module._ARTICLE_JOINS} "
+            sql = (f"SELECT {store_module._ONE_ARTICLE_COLUMNS}, c.html AS c_html FROM {store_module._ARTICLE_JOINS} "
                    "WHERE a.id = :id")
             article, content = await reader.store.reading(article_id)
             template = views.env.get_template("article.html")
@@ -105,6 +106,18 @@ async def breakdown(profile: bool) -> dict[str, float]:
 
             async def read_direct() -> None:
                 dict(plain.execute(sql, {"id": article_id, "now": time.time()}).fetchone())
+
+            async def tags() -> None:
+                await reader.store.tags_of([article_id])
+
+            async def neighbours() -> None:
+                await reader.neighbours(READING_LIST, article_id)
+
+            async def notes() -> None:
+                await reader.notes(article_id)
+
+            async def reading_count() -> None:
+                await reader.reading_count()
 
             async def render() -> None:
                 template.render(request=Req, csrf="x" * 43, article=article, content=content, error=None)
@@ -136,7 +149,9 @@ async def breakdown(profile: bool) -> dict[str, float]:
                 await HTMLResponse(floor_response.body)(_scope("/floor", cookie), receive, send)
 
             layers = {"read, aiosqlite (thread hop)": read_hop, "read, sqlite3 in the loop thread": read_direct,
-                      "Store.reading (as the app calls it)": reading,
+                      "Store.reading (as the app calls it)": reading, "the article's tags": tags,
+                      "previous and next in the reading list": neighbours, "notes": notes,
+                      "the nav's reading list count": reading_count,
                       "render article.html": render, "whole app (ASGI call)": whole_app,
                       "whole app, If-None-Match (304 if supported)": revalidated, "floor (ASGI call)": floor}
             times: dict[str, list[float]] = {k: [] for k in layers}

@@ -39,7 +39,7 @@ from .moving import ImportFileError, ImportJob, ImportOutcome, Progress, apply, 
 from .opml import ImportResult, OpmlError, export_opml, import_opml
 from .portability import bookmarks_html, import_export_data
 from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
-from .records import READING_LIST, Article, ArticleFilter, Content, Feed, Marked, StoredImage
+from .records import READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Marked, StoredImage
 from .settings import Settings
 from .sanitize import valid_text
 from .store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, Store, TooSlow, fts_terms
@@ -228,13 +228,16 @@ class Reader:
 
     # -- articles -------------------------------------------------------------------
 
-    async def _with_waits(self, rows: Sequence[dict[str, Any]]) -> list[Article]:
+    async def _with_waits(self, rows: Sequence[dict[str, Any]], *, tagged: bool = False) -> list[Article]:
         """Records for store rows, each queued one with its estimated wait and the
         workers' capacity (the history and the line are read once, only when something is
         queued). The wait costs the article by its own site's recent runs and the work
-        ahead of it by theirs (reader/line.py)."""
+        ahead of it by theirs (reader/line.py). `tagged`: the rows carry their tags already."""
         articles = [Article.from_row(row) for row in rows]
-        if articles:
+        if tagged:
+            for a in articles:
+                a.tags = tuple(a.tags)
+        elif articles:
             tags = await self.store.tags_of([a.id for a in articles])
             for a in articles:
                 a.tags = tuple(tags.get(a.id, ()))
@@ -541,6 +544,16 @@ class Reader:
             raise NotFound("no such article")
         [article] = await self._with_waits([row])
         return article, Content.from_row(content) if content is not None else None
+
+    async def reading_page(self, article_id: int) -> ArticlePage:
+        """An article, its cleaned content if any, and what its page shows around it (its
+        notes, the reading list's length), in one read."""
+        row, content = await self.store.reading(article_id, page=True)
+        if row is None:
+            raise NotFound("no such article")
+        notes, count = row.pop("notes"), row.pop("reading_count")
+        [article] = await self._with_waits([row], tagged=True)
+        return ArticlePage(article, Content.from_row(content) if content is not None else None, notes, count)
 
     async def open(self, article_id: int) -> Content:
         """The cleaned text, extracting it now if nobody has (the direct lane): the

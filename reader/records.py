@@ -153,6 +153,18 @@ class Content:
 _CONTENT_FIELDS = dataclasses.fields(Content)
 
 
+@dataclass
+class ArticlePage:
+    """An article as its page shows it, read at once: the article, its cleaned text (None
+    while not cleaned), its highlights and annotations brought from other apps (oldest
+    first) and the reading list's length for the nav."""
+
+    article: Article
+    content: Content | None
+    notes: list[dict[str, Any]]
+    reading_count: int
+
+
 @dataclass(frozen=True)
 class StoredImage:
     """One image of an article, kept with it: `hash` (sha256 of data, hex) names it in the

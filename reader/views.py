@@ -342,28 +342,37 @@ async def read(request: Request) -> Response:
     away never cancels it."""
     reader = reader_of(request)
     article_id = request.path_params["id"]
-    article, content, error = await _reading_state(request, article_id, reader.settings.open_wait)
+    page = await reader.reading_page(article_id)
+    article, content, error = await _reading_state(request, article_id, reader.settings.open_wait,
+                                                   (page.article, page.content))
+    # The nav's count, read with the article, holds unless this open changes it (marking
+    # the article read) or the text may have arrived meanwhile
+    count: int | None = page.reading_count if page.content is not None else None
     # Opening marks it read (not done with: see Reader.mark_opened); later opens write
     # nothing. The service worker saving the reading list for offline reading is not a
     # person opening it.
     if article.read_at is None and request.headers.get(OFFLINE_SAVE_HEADER) != "save":
         article = await reader.mark_opened(article_id)
-    through = await _through(request, article_id)
+        count = None
+    through = await _through(request, article_id, page.notes, count)
     if content is not None and error is None:
         return _ready_page(request, article, content, through)
     return render(request, "article.html", article=article, content=content, error=error, **through)
 
 
-async def _through(request: Request, article_id: int) -> dict[str, Any]:
+async def _through(request: Request, article_id: int, notes: list[dict[str, Any]],
+                   reading_count: int | None) -> dict[str, Any]:
     """Reading through: the previous and next article of the list this one was opened
-    from, the parameter that keeps that list on their links, and the nav's count."""
+    from, the parameter that keeps that list on their links, the article's notes and the
+    nav's count (read now if `reading_count` is None)."""
     f, carry = _list_of(request.query_params)
     prev, nxt = await reader_of(request).neighbours(f, article_id)
     back = _list_url(f) if carry else "/"
+    nav = {"reading_count": reading_count} if reading_count is not None else await _nav(request)
     # highlights and annotations brought from other apps; a tuple, so a page's version hashes it
-    notes = tuple((n["text"], n["comment"], n["created_at"]) for n in await reader_of(request).notes(article_id))
+    kept = tuple((n["text"], n["comment"], n["created_at"]) for n in notes)
     return {"prev": prev, "next": nxt, "carry": carry, "back": back, "list_name": _list_name(f),
-            "notes": notes, **await _nav(request)}
+            "notes": kept, **nav}
 
 
 def _list_name(f: ArticleFilter) -> str:
@@ -388,7 +397,7 @@ def page_version(article: Article, content: Content, csrf: str, through: dict[st
     """Everything a ready article's page is rendered from, hashed. Python's own hash is
     enough (a version lives no longer than this process: _BOOT) and costs a tenth of a
     repr() and blake2b of the same fields."""
-    links = tuple((k, v.id if isinstance(v, Article) else v) for k, v in (through or {}).items())
+    links = tuple((k, (v.id, v.title) if isinstance(v, Article) else v) for k, v in (through or {}).items())
     fields = (tuple(vars(article).items()), content.cleaned_at, len(content.html), csrf, links)
     return f"{_BOOT}-{hash(fields) & 0xFFFFFFFFFFFFFFFF:016x}"
 
@@ -580,11 +589,14 @@ async def _text_within(request: Request, article_id: int, wait: float) -> tuple[
         raise Stopping() from None
 
 
-async def _reading_state(request: Request, article_id: int, wait: float) -> tuple[Article, Content | None, str | None]:
+async def _reading_state(request: Request, article_id: int, wait: float,
+                         read: tuple[Article, Content | None] | None = None,
+                         ) -> tuple[Article, Content | None, str | None]:
     """The article, its content, and why it failed: the content now if it is cached; else
-    the extraction started or joined and waited for up to `wait` seconds. Raises NotFound."""
+    the extraction started or joined and waited for up to `wait` seconds. Raises NotFound.
+    `read`: the article and content as just read, if they were."""
     reader = reader_of(request)
-    article, content = await reader.reading(article_id)
+    article, content = read if read is not None else await reader.reading(article_id)
     error = None
     if content is None and article.state == "failed":
         error = article.error  # a retry is a tap, not a side effect of opening

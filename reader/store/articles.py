@@ -19,6 +19,19 @@ from .base import (
 SEARCH_RANKED = 1000
 
 
+# What an article's page shows besides the article, read in the same statement (each
+# was a read of its own, and each read is a trip to a read connection's thread: most of
+# what a ready article's open cost, see benchmarks/README.md). The reading list's length
+# is counted in its own index (tap_order is set exactly when an article is ready).
+_PAGE_COLUMNS = f""",
+    (SELECT json_group_array(json_array(lower(t.name), t.name)) FROM article_tags at
+     JOIN tags t ON t.id = at.tag_id WHERE at.article_id = a.id) AS x_tags,
+    (SELECT json_group_array(json_array(n.id, n.text, n.comment, n.created_at)) FROM notes n
+     WHERE n.article_id = a.id) AS x_notes,
+    (SELECT count(*) FROM articles a WHERE a.tap_order IS NOT NULL AND {NOT_DONE}) AS x_reading_count
+"""
+
+
 # The two orders a list can have, as row-value keys, and the same key for the article a
 # keyset page continues from. A ready article's tap order (its first tap, else its
 # cleaning time: opened directly, never tapped) is the stored, indexed tap_order (schema
@@ -146,21 +159,30 @@ class ArticleStore(StoreBase):
         )
         return article
 
-    async def reading(self, article_id: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    async def reading(self, article_id: int, *, page: bool = False) -> tuple[dict[str, Any] | None,
+                                                                            dict[str, Any] | None]:
         """An article and its cleaned content (None if not cleaned) in one query: opening a
-        ready article costs one read."""
+        ready article costs one read. With `page`, the same read also gives what the
+        article's page shows around it: the article's `tags` (sorted by name, any case),
+        its `notes` (oldest first) and `reading_count`, the reading list's length."""
         now = time.time()
         article = await self._one(
             f"""
             SELECT {_ONE_ARTICLE_COLUMNS}, c.title AS c_title, c.author AS c_author,
                    c.published AS c_published, c.html AS c_html, c.text AS c_text,
-                   c.words AS c_words, c.cleaned_at AS c_cleaned_at
+                   c.words AS c_words, c.cleaned_at AS c_cleaned_at {_PAGE_COLUMNS if page else ""}
             FROM {_ARTICLE_JOINS} WHERE a.id = :id
             """,
             {"id": article_id, "now": now},
         )
         if article is None:
             return None, None
+        if page:
+            # no ORDER BY inside an aggregate before SQLite 3.44: sorted here, by the same keys
+            article["tags"] = [name for _, name in sorted(json.loads(article.pop("x_tags")))]
+            article["notes"] = [{"text": text, "comment": comment, "created_at": created}
+                                for _, text, comment, created in sorted(json.loads(article.pop("x_notes")))]
+            article["reading_count"] = article.pop("x_reading_count")
         content: dict[str, Any] | None = {key[2:]: article.pop(key) for key in list(article) if key.startswith("c_")}
         if content is not None and content["html"] is None:
             content = None
