@@ -39,10 +39,10 @@ from .moving import ImportFileError, ImportJob, ImportOutcome, Progress, apply, 
 from .opml import ImportResult, OpmlError, export_opml, import_opml
 from .portability import bookmarks_html, import_export_data
 from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
-from .records import READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Marked, StoredImage
+from .records import READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Link, Marked, StoredImage
 from .settings import Settings
 from .sanitize import valid_text
-from .store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, Store, TooSlow, fts_terms
+from .store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_terms
 from .urls import check_url, normalize_url
 from .worker import Worker
 
@@ -306,25 +306,25 @@ class Reader:
         return await self.articles(state=f.state, feed_id=f.feed_id, unread=f.unread, starred=f.starred,
                                    tag=f.tag, folder=f.folder, before=before, limit=limit)
 
-    async def neighbours(self, f: ArticleFilter, article_id: int) -> tuple[Article | None, Article | None]:
+    async def neighbours(self, f: ArticleFilter, article_id: int) -> tuple[Link | None, Link | None]:
         """(previous, next) of an article in a list, for reading through it. The article
         need not match the list any more (opening it may have just marked it read); its
-        place in the list's order is enough. A search is ranked, not keyed: its neighbours
-        are looked up in its first SEARCH_NEIGHBOURS results."""
-        if f.q:
-            try:
-                found = await self.search(f.q, limit=SEARCH_NEIGHBOURS, within=f)
-            except Invalid:
-                return None, None
-            at = next((i for i, a in enumerate(found) if a.id == article_id), None)
-            if at is None:
-                return None, None
-            return (found[at - 1] if at > 0 else None), (found[at + 1] if at + 1 < len(found) else None)
-        if f.state is not None and f.state not in STATES:
+        place in the list's order is enough. Read as its page reads them (`reading_page`)."""
+        page = await self.reading_page(article_id, f)
+        return page.prev, page.next
+
+    async def _search_neighbours(self, f: ArticleFilter, article_id: int) -> tuple[Link | None, Link | None]:
+        """A search is ranked, not keyed: its neighbours are looked up in its first
+        SEARCH_NEIGHBOURS results."""
+        try:
+            found = await self.search(f.q, limit=SEARCH_NEIGHBOURS, within=f)
+        except Invalid:
             return None, None
-        prev, nxt = await self.store.neighbours(article_id, state=f.state, feed_id=f.feed_id, unread=f.unread,
-                                                starred=f.starred, tag=f.tag, folder=f.folder)
-        return (Article.from_row(prev) if prev else None), (Article.from_row(nxt) if nxt else None)
+        at = next((i for i, a in enumerate(found) if a.id == article_id), None)
+        if at is None:
+            return None, None
+        prev, nxt = (found[at - 1] if at > 0 else None), (found[at + 1] if at + 1 < len(found) else None)
+        return (Link(prev.id, prev.title) if prev else None), (Link(nxt.id, nxt.title) if nxt else None)
 
     async def mark_many(self, read: bool, *, ids: Sequence[int] | None = None, within: ArticleFilter | None = None,
                         until: int | None = None) -> Marked:
@@ -545,15 +545,23 @@ class Reader:
         [article] = await self._with_waits([row])
         return article, Content.from_row(content) if content is not None else None
 
-    async def reading_page(self, article_id: int) -> ArticlePage:
+    async def reading_page(self, article_id: int, within: ArticleFilter = READING_LIST) -> ArticlePage:
         """An article, its cleaned content if any, and what its page shows around it (its
-        notes, the reading list's length), in one read."""
-        row, content = await self.store.reading(article_id, page=True)
+        notes, the reading list's length, the previous and next article of the list
+        `within`, as `neighbours` finds them) in one read; two for a search's neighbours."""
+        keyed = not within.q and (within.state is None or within.state in STATES)
+        around = ListFilter(state=within.state, feed_id=within.feed_id, unread=within.unread,
+                            starred=within.starred, tag=within.tag, folder=within.folder) if keyed else None
+        row, content = await self.store.reading_page(article_id, around)
         if row is None:
             raise NotFound("no such article")
         notes, count = row.pop("notes"), row.pop("reading_count")
+        prev, nxt = (Link(**side) if (side := row.pop(name)) else None for name in ("prev", "next"))
         [article] = await self._with_waits([row], tagged=True)
-        return ArticlePage(article, Content.from_row(content) if content is not None else None, notes, count)
+        if within.q:
+            prev, nxt = await self._search_neighbours(within, article_id)
+        return ArticlePage(article, Content.from_row(content) if content is not None else None, notes, count,
+                           prev, nxt)
 
     async def open(self, article_id: int) -> Content:
         """The cleaned text, extracting it now if nobody has (the direct lane): the

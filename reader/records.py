@@ -153,16 +153,27 @@ class Content:
 _CONTENT_FIELDS = dataclasses.fields(Content)
 
 
+@dataclass(frozen=True)
+class Link:
+    """Another article as a page links to it."""
+
+    id: int
+    title: str
+
+
 @dataclass
 class ArticlePage:
     """An article as its page shows it, read at once: the article, its cleaned text (None
     while not cleaned), its highlights and annotations brought from other apps (oldest
-    first) and the reading list's length for the nav."""
+    first), the reading list's length for the nav, and the articles before and after it
+    in the list it was opened from."""
 
     article: Article
     content: Content | None
     notes: list[dict[str, Any]]
     reading_count: int
+    prev: Link | None = None
+    next: Link | None = None
 
 
 @dataclass(frozen=True)

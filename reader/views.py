@@ -37,7 +37,7 @@ from .extract import reading_minutes
 from .images import without_images
 from .importers import ImportFileError, detect_format
 from .line import describe_wait
-from .records import FINISHED, Article, Content, Feed
+from .records import FINISHED, Article, ArticlePage, Content, Feed
 from .pwa import manifest, service_worker
 from .sanitize import plain_text
 from .resources import templates_dir
@@ -342,7 +342,8 @@ async def read(request: Request) -> Response:
     away never cancels it."""
     reader = reader_of(request)
     article_id = request.path_params["id"]
-    page = await reader.reading_page(article_id)
+    f, carry = _list_of(request.query_params)
+    page = await reader.reading_page(article_id, f)
     article, content, error = await _reading_state(request, article_id, reader.settings.open_wait,
                                                    (page.article, page.content))
     # The nav's count, read with the article, holds unless this open changes it (marking
@@ -354,25 +355,23 @@ async def read(request: Request) -> Response:
     if article.read_at is None and request.headers.get(OFFLINE_SAVE_HEADER) != "save":
         article = await reader.mark_opened(article_id)
         count = None
-    through = await _through(request, article_id, page.notes, count)
+    through = await _through(request, page, f, carry, count)
     if content is not None and error is None:
         return _ready_page(request, article, content, through)
     return render(request, "article.html", article=article, content=content, error=error, **through)
 
 
-async def _through(request: Request, article_id: int, notes: list[dict[str, Any]],
+async def _through(request: Request, page: ArticlePage, f: ArticleFilter, carry: str,
                    reading_count: int | None) -> dict[str, Any]:
     """Reading through: the previous and next article of the list this one was opened
-    from, the parameter that keeps that list on their links, the article's notes and the
-    nav's count (read now if `reading_count` is None)."""
-    f, carry = _list_of(request.query_params)
-    prev, nxt = await reader_of(request).neighbours(f, article_id)
+    from (read with it), the parameter that keeps that list on their links, the
+    article's notes and the nav's count (read now if `reading_count` is None)."""
     back = _list_url(f) if carry else "/"
     nav = {"reading_count": reading_count} if reading_count is not None else await _nav(request)
     # highlights and annotations brought from other apps; a tuple, so a page's version hashes it
-    kept = tuple((n["text"], n["comment"], n["created_at"]) for n in notes)
-    return {"prev": prev, "next": nxt, "carry": carry, "back": back, "list_name": _list_name(f),
-            "notes": kept, **nav}
+    notes = tuple((n["text"], n["comment"], n["created_at"]) for n in page.notes)
+    return {"prev": page.prev, "next": page.next, "carry": carry, "back": back, "list_name": _list_name(f),
+            "notes": notes, **nav}
 
 
 def _list_name(f: ArticleFilter) -> str:
@@ -397,7 +396,7 @@ def page_version(article: Article, content: Content, csrf: str, through: dict[st
     """Everything a ready article's page is rendered from, hashed. Python's own hash is
     enough (a version lives no longer than this process: _BOOT) and costs a tenth of a
     repr() and blake2b of the same fields."""
-    links = tuple((k, (v.id, v.title) if isinstance(v, Article) else v) for k, v in (through or {}).items())
+    links = tuple((through or {}).items())  # the neighbours are Links, hashable with their titles
     fields = (tuple(vars(article).items()), content.cleaned_at, len(content.html), csrf, links)
     return f"{_BOOT}-{hash(fields) & 0xFFFFFFFFFFFFFFFF:016x}"
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .articles import ArticleStore
+from .articles import ArticleStore, ListFilter
 from .base import RUN_KINDS, STATES, Run, StoreBase, TooSlow
 from .devices import DeviceStore
 from .feeds import FeedStore
@@ -33,7 +33,8 @@ from .portable import PortableStore
 from .schema import MIGRATIONS
 from .search import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, fts_query, fts_terms
 
-__all__ = ["RUN_KINDS", "MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "STATES", "ImportLink", "LinkCounts", "Run",
+__all__ = ["RUN_KINDS", "MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "STATES", "ImportLink", "LinkCounts",
+           "ListFilter", "Run",
            "Store", "TooSlow", "fts_query", "fts_terms"]
 
 

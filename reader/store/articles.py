@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..records import FINISHED
@@ -106,21 +107,23 @@ _NOT_READ = f"""read_at = NULL,
 
 def _list_select(*, state: str | None, feed_id: int | None, before: int | None, ids: Sequence[int] | None,
                  unread: bool, starred: bool, match: str | None, tag: str | None, folder: str | None,
-                 limit: int, backwards: bool, now: float) -> tuple[str, dict[str, Any]]:
-    """One page of a list: the SELECT (its statement starts with `WITH {_LINE}`) and its parameters."""
+                 limit: int, backwards: bool, now: float, columns: str = _ARTICLE_COLUMNS,
+                 ) -> tuple[str, dict[str, Any]]:
+    """One page of a list: the SELECT and its parameters. With the article columns (the
+    default), its statement starts with `WITH {_LINE}`."""
     params: dict[str, Any] = {"now": now, "limit": limit}
     where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
                      match=match, tag=tag, folder=folder)
-    key, key_of, columns = _TAP if state == "ready" else _NEWEST
+    key, key_of, order = _TAP if state == "ready" else _NEWEST
     ascending = (state == "ready") != backwards  # the tap order is ascending, the newest descending
     if before is not None:
         where.append(f"{key} {'>' if ascending else '<'} ({key_of})")
         params["before"] = before
-    sql = f"SELECT {_ARTICLE_COLUMNS} FROM {_ARTICLE_JOINS}"
+    sql = f"SELECT {columns} FROM {_ARTICLE_JOINS}"
     if where:
         sql += " WHERE " + " AND ".join(where)
     direction = "ASC" if ascending else "DESC"
-    sql += " ORDER BY " + ", ".join(f"{c} {direction}" for c in columns) + " LIMIT :limit"
+    sql += " ORDER BY " + ", ".join(f"{c} {direction}" for c in order) + " LIMIT :limit"
     return sql, params
 
 
@@ -135,18 +138,55 @@ def list_statement(*, state: str | None, feed_id: int | None, before: int | None
     return f"WITH {_LINE} {sql}", params
 
 
-def neighbours_statement(article_id: int, *, state: str | None, feed_id: int | None, unread: bool, starred: bool,
-                         tag: str | None, folder: str | None, now: float) -> tuple[str, dict[str, Any]]:
-    """The statement of `ArticleStore.neighbours`: the article before and the one after
-    `article_id` in a list's order, each a keyset page of one, in one statement (the
-    second read was a second trip to the read connection's thread on every open)."""
-    sides = []
-    for side, backwards in (("prev", True), ("next", False)):
-        sql, params = _list_select(state=state, feed_id=feed_id, before=article_id, ids=None, unread=unread,
-                                   starred=starred, match=None, tag=tag, folder=folder, limit=1,
-                                   backwards=backwards, now=now)
-        sides.append(f"SELECT '{side}' AS side, * FROM ({sql})")
-    return f"WITH {_LINE} " + " UNION ALL ".join(sides), params
+@dataclass(frozen=True)
+class ListFilter:
+    """Which articles a list holds, as the store takes it (the core's ArticleFilter
+    without its search words)."""
+
+    state: str | None = None
+    feed_id: int | None = None
+    unread: bool = False
+    starred: bool = False
+    tag: str | None = None
+    folder: str | None = None
+
+
+def reading_statement(article_id: int, *, now: float, page: bool = False,
+                      around: ListFilter | None = None) -> tuple[str, dict[str, Any]]:
+    """The statement of `ArticleStore.reading` (and, with `page`, of `reading_page`) and
+    its parameters (apart, so that its query plan can be checked). The neighbours are
+    keyset pages of one article each after and before it, as `list_articles` reads them,
+    reduced to their id and title. All in one statement: every separate read is another
+    trip to a read connection's thread, and under load those trips were most of what a
+    ready article's open cost (benchmarks/README.md)."""
+    params: dict[str, Any] = {"id": article_id, "now": now}
+    extra = _PAGE_COLUMNS if page else ""
+    if page and around is not None:
+        for side, backwards in (("prev", True), ("next", False)):
+            sql, side_params = _list_select(**vars(around), before=article_id, ids=None, match=None, limit=1,
+                                            backwards=backwards, now=now, columns="a.id, a.title")
+            params.update(side_params)
+            extra += f", (SELECT json_array(id, title) FROM ({sql})) AS x_{side}"
+    sql = f"""
+        SELECT {_ONE_ARTICLE_COLUMNS}, c.title AS c_title, c.author AS c_author,
+               c.published AS c_published, c.html AS c_html, c.text AS c_text,
+               c.words AS c_words, c.cleaned_at AS c_cleaned_at {extra}
+        FROM {_ARTICLE_JOINS} WHERE a.id = :id
+    """
+    return sql, params
+
+
+def _article_and_content(row: dict[str, Any] | None, article_id: int,
+                         ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """A reading statement's row split into the article and its content (None if not cleaned)."""
+    if row is None:
+        return None, None
+    content: dict[str, Any] | None = {key[2:]: row.pop(key) for key in list(row) if key.startswith("c_")}
+    if content is not None and content["html"] is None:
+        content = None
+    elif content is not None:
+        content["article_id"] = article_id
+    return row, content
 
 
 class ArticleStore(StoreBase):
@@ -159,35 +199,30 @@ class ArticleStore(StoreBase):
         )
         return article
 
-    async def reading(self, article_id: int, *, page: bool = False) -> tuple[dict[str, Any] | None,
-                                                                            dict[str, Any] | None]:
+    async def reading(self, article_id: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """An article and its cleaned content (None if not cleaned) in one query: opening a
-        ready article costs one read. With `page`, the same read also gives what the
-        article's page shows around it: the article's `tags` (sorted by name, any case),
-        its `notes` (oldest first) and `reading_count`, the reading list's length."""
-        now = time.time()
-        article = await self._one(
-            f"""
-            SELECT {_ONE_ARTICLE_COLUMNS}, c.title AS c_title, c.author AS c_author,
-                   c.published AS c_published, c.html AS c_html, c.text AS c_text,
-                   c.words AS c_words, c.cleaned_at AS c_cleaned_at {_PAGE_COLUMNS if page else ""}
-            FROM {_ARTICLE_JOINS} WHERE a.id = :id
-            """,
-            {"id": article_id, "now": now},
-        )
-        if article is None:
-            return None, None
-        if page:
+        ready article costs one read."""
+        sql, params = reading_statement(article_id, now=time.time())
+        return _article_and_content(await self._one(sql, params), article_id)
+
+    async def reading_page(self, article_id: int, around: ListFilter | None,
+                           ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """`reading`, and in the same read what the article's page shows around it: the
+        article's `tags` (sorted by name, any case), its `notes` (oldest first),
+        `reading_count` (the reading list's length) and, given a list's filter `around`,
+        `prev` and `next` (each {"id", "title"} or None): the articles before and after it
+        in that list's order."""
+        sql, params = reading_statement(article_id, now=time.time(), page=True, around=around)
+        article, content = _article_and_content(await self._one(sql, params), article_id)
+        if article is not None:
             # no ORDER BY inside an aggregate before SQLite 3.44: sorted here, by the same keys
             article["tags"] = [name for _, name in sorted(json.loads(article.pop("x_tags")))]
             article["notes"] = [{"text": text, "comment": comment, "created_at": created}
                                 for _, text, comment, created in sorted(json.loads(article.pop("x_notes")))]
             article["reading_count"] = article.pop("x_reading_count")
-        content: dict[str, Any] | None = {key[2:]: article.pop(key) for key in list(article) if key.startswith("c_")}
-        if content is not None and content["html"] is None:
-            content = None
-        elif content is not None:
-            content["article_id"] = article_id
+            for side in ("prev", "next"):
+                found = article.pop(f"x_{side}", None)
+                article[side] = dict(zip(("id", "title"), json.loads(found))) if found else None
         return article, content
 
     async def list_articles(
@@ -214,16 +249,6 @@ class ArticleStore(StoreBase):
                                      starred=starred, match=match, tag=tag, folder=folder, limit=limit,
                                      backwards=backwards, now=time.time())
         return await self._all(sql, params)
-
-    async def neighbours(self, article_id: int, *, state: str | None = None, feed_id: int | None = None,
-                         unread: bool = False, starred: bool = False, tag: str | None = None,
-                         folder: str | None = None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-        """(previous, next) of an article in a list's order (the article itself need not
-        be in the list any more), in one read."""
-        sql, params = neighbours_statement(article_id, state=state, feed_id=feed_id, unread=unread, starred=starred,
-                                           tag=tag, folder=folder, now=time.time())
-        found = {row.pop("side"): row for row in await self._all(sql, params)}
-        return found.get("prev"), found.get("next")
 
     async def unread_counts(self) -> dict[int | None, int]:
         """Unread articles per feed (None: saved links), from the partial unread index."""
