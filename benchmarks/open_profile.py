@@ -110,14 +110,8 @@ async def breakdown(profile: bool) -> dict[str, float]:
             async def tags() -> None:
                 await reader.store.tags_of([article_id])
 
-            async def neighbours() -> None:
-                await reader.neighbours(READING_LIST, article_id)
-
-            async def notes() -> None:
-                await reader.notes(article_id)
-
-            async def reading_count() -> None:
-                await reader.reading_count()
+            async def page_read() -> None:
+                await reader.reading_page(article_id, READING_LIST)
 
             async def render() -> None:
                 template.render(request=Req, csrf="x" * 43, article=article, content=content, error=None)
@@ -149,9 +143,8 @@ async def breakdown(profile: bool) -> dict[str, float]:
                 await HTMLResponse(floor_response.body)(_scope("/floor", cookie), receive, send)
 
             layers = {"read, aiosqlite (thread hop)": read_hop, "read, sqlite3 in the loop thread": read_direct,
-                      "Store.reading (as the app calls it)": reading, "the article's tags": tags,
-                      "previous and next in the reading list": neighbours, "notes": notes,
-                      "the nav's reading list count": reading_count,
+                      "Store.reading": reading, "the article's tags alone": tags,
+                      "Reader.reading_page (as the app calls it)": page_read,
                       "render article.html": render, "whole app (ASGI call)": whole_app,
                       "whole app, If-None-Match (304 if supported)": revalidated, "floor (ASGI call)": floor}
             times: dict[str, list[float]] = {k: [] for k in layers}

@@ -213,7 +213,12 @@ class ArticleStore(StoreBase):
         `prev` and `next` (each {"id", "title"} or None): the articles before and after it
         in that list's order."""
         sql, params = reading_statement(article_id, now=time.time(), page=True, around=around)
-        article, content = _article_and_content(await self._one(sql, params), article_id)
+        # a primary key and index seeks (the count walks the reading list's own index): quick
+        # enough to read on the loop's thread
+        rows = self._read_here(sql, params)
+        if rows is None:
+            rows = await self._all(sql, params)
+        article, content = _article_and_content(rows[0] if rows else None, article_id)
         if article is not None:
             # no ORDER BY inside an aggregate before SQLite 3.44: sorted here, by the same keys
             article["tags"] = [name for _, name in sorted(json.loads(article.pop("x_tags")))]

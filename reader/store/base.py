@@ -9,6 +9,11 @@ Connections per Store, all in autocommit mode:
   one statement at a time, so with a single shared one a slow search held up every
   other read (/api/stats waited 23.7 s behind an 800-term query); WAL lets several
   readers run at once, each on its own connection;
+* one plain sqlite3 connection on the event loop's own thread, opened read-only with no
+  busy wait, for the one statement that opens an article's page (`_read_here`): the
+  trip to a read connection's thread and back, not the statement, was most of what
+  opening a ready article cost under load. Anything that keeps it from answering at
+  once (SQLite busy, an error) sends the read through the pool instead;
 * the *write* connection runs every state change inside `BEGIN IMMEDIATE ... COMMIT`,
   one task at a time (`self._write_lock`). Tasks that shared one aiosqlite connection
   would share its transaction: a "win" by one task could be rolled back by another.
@@ -156,6 +161,7 @@ class StoreBase:
         self._readers: list[aiosqlite.Connection] = [read]
         self._read_freed = asyncio.Condition()
         self._opening = 0
+        self._here: sqlite3.Connection | None = None  # see _read_here
         # Items a refresh takes from one feed at most; the app sets it from READER_FEED_ITEMS.
         self.feed_items = FEED_ITEMS
         # Compressed bytes of raw pages kept, all articles together; the app sets it from
@@ -201,6 +207,9 @@ class StoreBase:
         return read, read
 
     async def close(self) -> None:
+        if self._here is not None:
+            self._here.close()
+            self._here = None
         for conn in self._readers:
             await conn.close()
         self._readers, self._idle = [], []
@@ -264,6 +273,24 @@ class StoreBase:
                 raise
             finally:
                 await conn.set_progress_handler(None, 0)  # type: ignore[arg-type]
+
+    def _read_here(self, sql: str, params: Params = ()) -> list[dict[str, Any]] | None:
+        """Every row of one read statement, read on the calling (event loop) thread, or
+        None if SQLite could not answer at once: the caller then reads through the pool.
+        Only for statements that are quick by construction (a primary key, index seeks):
+        the loop waits for it. Autocommit, every row fetched: no read transaction is left
+        open to hold back the WAL's checkpoints."""
+        if self._read_only:
+            return None
+        try:
+            if self._here is None:
+                here = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True,
+                                       isolation_level=None, timeout=0)
+                here.row_factory = sqlite3.Row
+                self._here = here
+            return [dict(r) for r in self._here.execute(sql, params).fetchall()]
+        except sqlite3.Error:
+            return None
 
     async def _one(self, sql: str, params: Params = ()) -> dict[str, Any] | None:
         rows = await self._all(sql, params)
