@@ -129,6 +129,10 @@ def is_loopback(name: str) -> bool:
         return False
 
 
+# Host headers whose answer _origin keeps.
+HOSTS_REMEMBERED = 64
+
+
 def allowed_hosts(settings: Settings) -> frozenset[str]:
     """The names reader answers to besides loopback ones."""
     names = {h.strip("[]") for h in settings.allowed_hosts}
@@ -293,6 +297,7 @@ class Access:
         self.origins = frozenset({settings.public_url} if settings.public_url else ())
         self.sessions = Sessions()
         self.throttle = Throttle()
+        self._hosts_seen: dict[str, bool] = {}  # Host header -> whether it names us
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -395,10 +400,18 @@ class Access:
             server = request.scope.get("server") or ("127.0.0.1", self.settings.port)
             bound = f"[{server[0]}]" if ":" in str(server[0]) else str(server[0])
             return f"{request.url.scheme}://{bound}:{server[1]}"
-        name = host_name(host)
-        if name is None or not (is_loopback(name) or name in self.hosts):
+        ours = self._hosts_seen.get(host)
+        if ours is None:
+            name = host_name(host)
+            ours = name is not None and (is_loopback(name) or name in self.hosts)
+            # every request asks, nearly always with the same Host or two: parsing an IP
+            # address each time was a tenth of the app's time for a ready open (cProfile). Bounded, so
+            # that made-up names cost their parse and never memory.
+            if len(self._hosts_seen) < HOSTS_REMEMBERED:
+                self._hosts_seen[host] = ours
+        if not ours:
             return None
-        return f"{request.url.scheme}://{host.lower()}"
+        return f"{request.scope.get('scheme', 'http')}://{host.lower()}"
 
     def _host_message(self, host: str) -> str:
         shown = host if len(host) <= 100 and host.isprintable() else host[:100].encode("ascii", "replace").decode()
