@@ -292,8 +292,8 @@ async def _v7_to_v8(db: aiosqlite.Connection) -> None:
     await db.execute("CREATE INDEX contents_cleaned ON contents (article_id, cleaned_at)")
 
 
-# Version 9: the reading list's order, stored where an index can hold it (and an index for
-# the latest finished runs). A ready article's
+# Version 9: the reading list's order, stored where an index can hold it, and its length
+# (and an index for the latest finished runs). A ready article's
 # place is its first tap, else its cleaning time (opened without a tap), then its id; as
 # an expression over two tables it could not be indexed, so finding the next article
 # scanned every ready one (35-50 ms a lookup at 100,000 articles, two per open). The key
@@ -331,6 +331,33 @@ CREATE TRIGGER articles_tap_update AFTER UPDATE OF tapped_at ON articles BEGIN
     UPDATE articles SET tap_order = (
         SELECT coalesce(new.tapped_at, c.cleaned_at) FROM contents c WHERE c.article_id = new.id
     ) WHERE id = new.id;
+END;
+-- The reading list's length (ready and not done with, as articles_to_read), shown in the
+-- nav of every page: counted once here and kept by triggers, as counting even its index
+-- cost 0.6 ms per page at 3,000.
+CREATE TABLE reading_list (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    articles INTEGER NOT NULL
+);
+INSERT INTO reading_list (id, articles) VALUES (1, (
+    SELECT count(*) FROM articles WHERE tap_order IS NOT NULL AND (read_at IS NULL OR read_position < 0.98)));
+CREATE TRIGGER reading_list_update AFTER UPDATE OF tap_order, read_at, read_position ON articles
+WHEN (old.tap_order IS NOT NULL AND (old.read_at IS NULL OR coalesce(old.read_position < 0.98, 0)))
+  != (new.tap_order IS NOT NULL AND (new.read_at IS NULL OR coalesce(new.read_position < 0.98, 0)))
+BEGIN
+    UPDATE reading_list SET articles = articles + CASE
+        WHEN new.tap_order IS NOT NULL AND (new.read_at IS NULL OR coalesce(new.read_position < 0.98, 0))
+        THEN 1 ELSE -1 END;
+END;
+CREATE TRIGGER reading_list_insert AFTER INSERT ON articles
+WHEN new.tap_order IS NOT NULL AND (new.read_at IS NULL OR coalesce(new.read_position < 0.98, 0))
+BEGIN
+    UPDATE reading_list SET articles = articles + 1;
+END;
+CREATE TRIGGER reading_list_delete AFTER DELETE ON articles
+WHEN old.tap_order IS NOT NULL AND (old.read_at IS NULL OR coalesce(old.read_position < 0.98, 0))
+BEGIN
+    UPDATE reading_list SET articles = articles - 1;
 END;
 """
 
