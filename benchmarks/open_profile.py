@@ -7,8 +7,11 @@ its numbers are written into benchmarks/README.md by hand.
 
 Each layer is timed as a median over many calls, the layers interleaved call by call:
   - the read: the article's SELECT through aiosqlite (a hop to its thread and back), the
-    same SELECT on a plain sqlite3 connection in the calling thread (no hop), and
-    `Store.reading` as the app calls it;
+    same SELECT on a plain sqlite3 connection in the calling thread (no hop),
+    `Store.reading`, the article's tags read apart (as `Reader.reading` still does), and
+    `Reader.reading_page` as the article's page calls it (the article, its content, tags,
+    notes, the reading list's length and its neighbours in one statement, read on the
+    loop's thread);
   - the render: article.html through the app's Jinja environment;
   - the app: the whole ASGI app (access middleware, routing, handler, response) called
     directly, against the floor (a prepared byte string through the same HTMLResponse).
