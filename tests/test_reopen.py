@@ -99,3 +99,22 @@ async def test_a_page_still_being_cleaned_has_no_etag(settings, pages):
         page = await client.get(f"/articles/{item['id']}")
         assert page.status_code == 200 and "etag" not in page.headers
         assert page.headers["cache-control"] == "no-store"
+
+
+async def test_a_reopened_article_shows_its_neighbours_titles_now(settings, pages):
+    """The page names the next article by its title: when that title changes (a saved
+    link takes its page's title once cleaned), the kept page is not the page any more."""
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        article_id = await _ready_article(client, pages)
+        link = pages.add_article("saved", title="The saved page's own title")
+        saved = (await client.post("/api/articles", json={"url": link})).json()["id"]
+        # read already, so that its cleaning changes nothing else on the page (the nav's count)
+        assert (await client.post(f"/api/articles/{saved}/read")).status_code == 200
+        listed = {"list": ""}  # the headlines, newest first: the saved link comes before it
+        page = await client.get(f"/articles/{article_id}", params=listed)
+        assert page.status_code == 200 and f'href="/articles/{saved}?list=' in page.text
+        assert "The saved page&#39;s own title" not in page.text  # known by its address so far
+        assert (await client.get(f"/api/articles/{saved}/content")).status_code == 200  # cleaned: titled
+        again = await client.get(f"/articles/{article_id}", params=listed,
+                                 headers={"If-None-Match": page.headers["etag"]})
+        assert again.status_code == 200 and "The saved page&#39;s own title" in again.text
