@@ -259,9 +259,9 @@ class ArticleStore(StoreBase):
         return await self._all(sql, params)
 
     async def unread_counts(self) -> dict[int | None, int]:
-        """Unread articles per feed (None: saved links), from the partial unread index."""
-        rows = await self._all("SELECT feed_id, count(*) AS n FROM articles WHERE read_at IS NULL GROUP BY feed_id")
-        return {row["feed_id"]: int(row["n"]) for row in rows}
+        """Unread articles per feed (None: saved links), as the triggers keep them."""
+        rows = await self._all("SELECT feed, articles FROM unread WHERE articles > 0")
+        return {(int(row["feed"]) or None): int(row["articles"]) for row in rows}
 
     async def reading_count(self) -> int:
         """How many articles are cleaned and not done with: the reading list's length."""

@@ -49,7 +49,7 @@ class FeedStore(StoreBase):
             """
             SELECT f.*,
                 (SELECT count(*) FROM articles a WHERE a.feed_id = f.id) AS articles,
-                (SELECT count(*) FROM articles a WHERE a.feed_id = f.id AND a.read_at IS NULL) AS unread
+                coalesce((SELECT u.articles FROM unread u WHERE u.feed = f.id), 0) AS unread
             FROM feeds f ORDER BY lower(f.title), f.id
             """
         )

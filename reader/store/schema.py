@@ -366,9 +366,41 @@ async def _v8_to_v9(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V9)
 
 
+# Version 10: unread articles per feed, kept by triggers. The filter bar of every browse
+# page and the feeds page show them, and counting them (a GROUP BY over the unread index)
+# cost 30-50 ms a page at 100,000 articles. Saved links (no feed) count under feed 0, which
+# no feed has (ids start at 1). A row may fall to 0 and stay: readers skip those.
+SCHEMA_V10 = """
+CREATE TABLE unread (
+    feed     INTEGER PRIMARY KEY,  -- articles.feed_id, 0 for saved links
+    articles INTEGER NOT NULL
+);
+INSERT INTO unread (feed, articles)
+    SELECT coalesce(feed_id, 0), count(*) FROM articles WHERE read_at IS NULL GROUP BY coalesce(feed_id, 0);
+CREATE TRIGGER unread_insert AFTER INSERT ON articles WHEN new.read_at IS NULL BEGIN
+    INSERT INTO unread (feed, articles) VALUES (coalesce(new.feed_id, 0), 1)
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+CREATE TRIGGER unread_delete AFTER DELETE ON articles WHEN old.read_at IS NULL BEGIN
+    UPDATE unread SET articles = articles - 1 WHERE feed = coalesce(old.feed_id, 0);
+END;
+CREATE TRIGGER unread_update AFTER UPDATE OF read_at, feed_id ON articles
+WHEN (old.read_at IS NULL) != (new.read_at IS NULL) OR old.feed_id IS NOT new.feed_id BEGIN
+    UPDATE unread SET articles = articles - 1
+        WHERE old.read_at IS NULL AND feed = coalesce(old.feed_id, 0);
+    INSERT INTO unread (feed, articles) SELECT coalesce(new.feed_id, 0), 1 WHERE new.read_at IS NULL
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+"""
+
+
+async def _v9_to_v10(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V10)
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
-    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9]
+    _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
+    _v9_to_v10]
 
 
 async def migrate(db: aiosqlite.Connection) -> None:
