@@ -40,6 +40,7 @@ import lxml.html
 from lxml import etree
 
 from .fetch import FetchError
+from .furniture import drop_furniture
 from .sanitize import clean_html, plain_text
 
 
@@ -57,6 +58,9 @@ AGREE = 0.5
 LINKY = 0.3
 LINKY_MAX_WORDS = 40
 SHORT_WORDS = 5
+# ... and a block other than a heading is a label (a date line, "Share this", a rating)
+# under SHORT_TEXT_WORDS words: a section title is short, a paragraph seldom is.
+SHORT_TEXT_WORDS = 8
 # A block only trafilatura found is put back only from this many words.
 PUT_BACK_MIN_WORDS = 5
 
@@ -85,6 +89,7 @@ def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
     if traf_html is None and readable is None:
         raise ExtractError("no readable text found on the page")
     article = _merge(readable, traf_html)
+    drop_furniture(article)
     title = plain_text(meta.get("title") or "") or None
     html = _finish(article, title, url)
     text = plain_text(html)
@@ -410,7 +415,7 @@ def _reads_as_text(unit: etree._Element, text: str) -> bool:
         linked = sum(len(_text(a)) for a in unit.iter("a"))
         if linked > LINKY * len(text):
             return False
-    return words >= SHORT_WORDS
+    return words >= (SHORT_WORDS if _HEADING.match(unit.tag) else SHORT_TEXT_WORDS)
 
 
 def _put_back(kept: list[tuple[etree._Element, _Block]], traf_units: list[etree._Element]) -> None:

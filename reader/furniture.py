@@ -1,0 +1,106 @@
+"""Site furniture that both extractors keep inside the article, taken out after their vote.
+
+The vote in `cleaner` settles which blocks belong to the article's container. Some blocks
+sit in that container on most sites and still are not the article, and both extractors
+agree on them, so no vote can drop them. They are told apart by how they are built:
+
+- a cross-reference: a short lead ("Read also:", "See also »") followed by a link to
+  another article, the link being most of the block;
+- a copyright or rights line (©, "all rights reserved"), short, outside a figure;
+- a heading that closes the article: a heading introduces what follows it, so one with
+  nothing after it (once the furniture under it is gone) is the title of a box that was
+  left out: "Related", "Comments", "Read more".
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+# A cross-reference's lead: at most this many words before its link, ending in a colon
+# or a pointing mark.
+XREF_LEAD_WORDS = 4
+# ... and its links make at least this share of the block's text, which is short.
+XREF_LINKED = 0.5
+XREF_MAX_WORDS = 40
+# A rights line is shorter than this.
+RIGHTS_MAX_WORDS = 40
+# Closing headings are dropped only from an article with a block this long.
+CLOSING_AFTER_WORDS = 20
+
+_LEAD_END = re.compile(r"[:»›>→]\s*$")
+_RIGHTS = re.compile(r"©|\(c\)\s*\d{4}|\ball rights reserved\b", re.I)
+_HEADING = re.compile(r"^h[1-6]$")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def drop_furniture(article: etree._Element) -> None:
+    """Remove the cross-references, rights lines and closing headings from the article."""
+    from .cleaner import _drop, _text, _units
+
+    units = list(_units(article))
+    if len(units) < 2:
+        return  # a page of one block is all article, whatever it looks like
+    for unit in units:
+        if unit.tag in ("figure", "table") or unit.find(".//img") is not None:
+            continue
+        text = _text(unit)
+        words = len(_WORD.findall(text))
+        if _cross_reference(unit, text, words) or (words < RIGHTS_MAX_WORDS and _RIGHTS.search(text)):
+            _drop(unit)
+    _drop_closing_headings(article)
+
+
+def _cross_reference(unit: etree._Element, text: str, words: int) -> bool:
+    from .cleaner import _text
+
+    if words >= XREF_MAX_WORDS:
+        return False
+    links = [a for a in unit.iter("a") if _text(a).strip()]
+    if not links:
+        return False
+    linked = sum(len(_text(a)) for a in links)
+    if linked < XREF_LINKED * len(text):
+        return False
+    lead = _lead(unit, links[0])
+    # a lead with a number is a date or a count: a dated list of links is the article's
+    return len(_WORD.findall(lead)) <= XREF_LEAD_WORDS and bool(_WORD.search(lead)) and \
+        not any(c.isdigit() for c in lead) and bool(_LEAD_END.search(lead))
+
+
+def _lead(unit: etree._Element, first_link: etree._Element) -> str:
+    """The text of unit before its first link."""
+    parts: list[str] = []
+
+    def walk(el: etree._Element) -> bool:
+        if el is first_link:
+            return True
+        parts.append(el.text or "")
+        for child in el:
+            if walk(child):
+                return True
+            parts.append(child.tail or "")
+        return False
+
+    walk(unit)
+    return " ".join(" ".join(parts).split())
+
+
+def _drop_closing_headings(article: etree._Element) -> None:
+    from .cleaner import _drop, _text, _units
+
+    units = list(_units(article))
+    # Only in an article that has running text before them: on a page that is a heading
+    # and a picture, the heading is the text.
+    if not any(len(_WORD.findall(_text(u))) >= CLOSING_AFTER_WORDS for u in units[:-1]):
+        return
+    while len(units) > 1:
+        last = units[-1]
+        if _HEADING.match(last.tag) and last.find(".//img") is None:
+            _drop(last)
+            units.pop()
+        elif not _WORD.search(_text(last)) and last.find(".//img") is None and last.tag != "hr":
+            units.pop()  # an empty block after the heading does not count as its section
+        else:
+            break
