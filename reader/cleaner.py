@@ -42,6 +42,7 @@ from lxml import etree
 from .fetch import FetchError
 from .furniture import drop_furniture
 from .sanitize import clean_html, plain_text
+from .standfirst import restore_lead
 
 
 class ExtractError(FetchError):
@@ -90,6 +91,7 @@ def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
         raise ExtractError("no readable text found on the page")
     article = _merge(readable, traf_html)
     drop_furniture(article)
+    restore_lead(tree, article)
     title = plain_text(meta.get("title") or "") or None
     html = _finish(article, title, url)
     text = plain_text(html)

@@ -1,0 +1,99 @@
+"""The article's lead paragraph (standfirst, teaser, abstract), put back above its body.
+
+News and magazine pages set the title, then a sentence or two that sums the article up,
+then the body. The lead usually sits in the article's header beside the title, not in the
+container that holds the body, so both extractors, choosing that container, leave it out.
+It is found by reading the page from the title heading to the first block of the cleaned
+article: a block or two of real sentences in between is the lead. Anything else there is
+short (bylines, dates, share buttons), a link, a caption or a menu, and stays out.
+"""
+
+from __future__ import annotations
+
+import re
+from lxml import etree
+
+# A lead block has at least this many words, and at most this share of its text in links.
+LEAD_MIN_WORDS = 10
+LEAD_MAX_LINKED = 0.3
+# More candidate blocks than this between the title and the body is not a lead but some
+# other content (teasers of other articles, a table of contents): nothing is put back.
+LEAD_MAX_BLOCKS = 2
+# How far after the title the body must start, in text blocks, for the title to be this
+# article's.
+LEAD_WINDOW = 40
+
+_SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’»)\]]*)\s*$")
+_CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
+_SKIP = {"a", "nav", "aside", "footer", "figure", "figcaption", "form", "button", "ul", "ol", "li", "dl",
+         "table", "time", "address", "label", "select", "noscript", "script", "style", "template", "h1"}
+_TEXT_BLOCKS = {"p", "div", "section", "header", "h2", "h3", "h4", "h5", "h6", "blockquote", "span", "article"}
+
+
+def restore_lead(tree: etree._Element, article: etree._Element) -> None:
+    """Insert the page's lead paragraph at the top of article when the extractors left it
+    out. tree is the page as both extractors read it; it is not changed."""
+    from .cleaner import _BLOCKS, _WORD, _Block, _Opinion, _text, _units, _words
+
+    units = list(_units(article))
+    if not units:
+        return
+    titles = [h for h in tree.iter("h1") if _WORD.search(_text(h))]
+    if not titles:
+        return
+    held = _Opinion(_words(_text(article)))
+    found: list[etree._Element] = []
+    seen = 0
+    for el in _after(titles[0]):
+        if el.tag not in _TEXT_BLOCKS or _inside_skipped(el):
+            continue
+        if any(isinstance(d.tag, str) and d.tag in _BLOCKS and d.tag != "br" for d in el.iterdescendants()):
+            continue  # only the innermost blocks: their text is read once
+        text = _text(el)
+        block = _Block(text)
+        if not block.words:
+            continue
+        seen += 1
+        if seen > LEAD_WINDOW:
+            return
+        if held.holds(block):
+            if len(block.words) >= 5:
+                break  # the body starts here
+            continue
+        if len(block.words) < LEAD_MIN_WORDS or not _SENTENCE_END.search(text) or _CLOCK.search(text):
+            continue  # a lead is written in sentences; a byline or dateline is not, and tells the time
+        if el.find(".//script") is not None or el.find(".//style") is not None:
+            continue
+        linked = sum(len(_text(a)) for a in el.iter("a"))
+        if linked > LEAD_MAX_LINKED * len(text):
+            continue
+        found.append(el)
+        if len(found) > LEAD_MAX_BLOCKS:
+            return
+    else:
+        return  # the body never came after this title: the title is not the article's
+    first = units[0]
+    for el in found:
+        lead = etree.Element("p")
+        lead.text = _text(el)
+        first.addprevious(lead)
+
+
+def _after(start: etree._Element):
+    """The elements after start in document order (its own descendants excluded)."""
+    el: etree._Element | None = start
+    while el is not None:
+        following = el.getnext()
+        while following is not None:
+            yield from (d for d in following.iter() if isinstance(d.tag, str))
+            following = following.getnext()
+        el = el.getparent()
+
+
+def _inside_skipped(el: etree._Element) -> bool:
+    node: etree._Element | None = el
+    while node is not None and node.tag not in ("body", "html"):
+        if node.tag in _SKIP:
+            return True
+        node = node.getparent()
+    return False

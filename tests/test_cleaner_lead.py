@@ -1,0 +1,48 @@
+"""The lead paragraph (standfirst) beside the title, which both extractors leave out when
+the body has a container of its own: small pages of our own, cleaned with clean_page."""
+
+from __future__ import annotations
+
+from reader.cleaner import clean_page
+
+from .test_cleaner_furniture import PROSE, page
+
+
+def clean(body: bytes) -> dict:
+    return clean_page(body, "http://example.com/harbour", None)
+
+
+def split_page(header: str) -> bytes:
+    """A page whose header (title, lead, byline) sits apart from the body's container, as
+    news sites build them: both extractors choose the body's container."""
+    body = "".join(f"<p>{p}</p>" for p in PROSE)
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>The harbour report</title></head>
+<body><div class="page"><div class="article-header"><h1>The harbour report</h1>{header}</div>
+<div class="row"><div class="col-main"><div class="article-body">{body}</div></div>
+<div class="col-side"><p>Sidebar</p></div></div></div></body></html>""".encode()
+
+
+LEAD = "The harbour reopens next spring after two years of works, and the fishing fleet will return to its old moorings."
+
+
+def test_the_lead_paragraph_beside_the_title_is_put_back_above_the_body():
+    byline = "<p>By Jane Doe, harbour correspondent, 3 May 2024, 12:30</p>"
+    text = clean(split_page(f'<p class="standfirst">{LEAD}</p>{byline}'))["text"]
+    assert LEAD in text
+    assert text.index(LEAD) < text.index(PROSE[0])
+    assert text.count(LEAD) == 1
+    assert "Jane Doe" not in text
+    assert all(p in text for p in PROSE)
+
+
+def test_a_lead_already_in_the_article_is_not_repeated():
+    text = clean(page(header=f'<p class="standfirst">{LEAD}</p>'))["text"]
+    assert text.count(LEAD) == 1
+
+
+def test_teasers_of_other_stories_between_title_and_body_are_not_a_lead():
+    teasers = "".join(f"<p>Teaser {i} of another story from the coast, told in a sentence or two to lure "
+                      f"readers away.</p>" for i in range(4))
+    text = clean(split_page(teasers))["text"]
+    assert "Teaser 1 of another story" not in text
+    assert all(p in text for p in PROSE)
