@@ -25,6 +25,7 @@ LEAD_WINDOW = 40
 
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’»)\]]*)\s*$")
 _CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
+_HEADING = re.compile(r"^h[1-6]$")
 _SKIP = {"a", "nav", "aside", "footer", "figure", "figcaption", "form", "button", "ul", "ol", "li", "dl",
          "table", "time", "address", "label", "select", "noscript", "script", "style", "template", "h1"}
 _TEXT_BLOCKS = {"p", "div", "section", "header", "h2", "h3", "h4", "h5", "h6", "blockquote", "span", "article"}
@@ -42,6 +43,7 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
     if not titles:
         return
     held = _Opinion(_words(_text(article)))
+    title = _Opinion(_words(_text(titles[0])))
     found: list[etree._Element] = []
     seen = 0
     for el in _after(titles[0]):
@@ -60,6 +62,8 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
             if len(block.words) >= 5:
                 break  # the body starts here
             continue
+        if title.holds(block):
+            continue  # the title again (a share box, a breadcrumb): not a lead
         if len(block.words) < LEAD_MIN_WORDS or not _SENTENCE_END.search(text) or _CLOCK.search(text):
             continue  # a lead is written in sentences; a byline or dateline is not, and tells the time
         if el.find(".//script") is not None or el.find(".//style") is not None:
@@ -72,7 +76,10 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
             return
     else:
         return  # the body never came after this title: the title is not the article's
+    # below the article's own copy of the title, if it opens with one, above all else
     first = units[0]
+    if len(units) > 1 and _HEADING.match(first.tag) and (first.tag == "h1" or title.holds(_Block(_text(first)))):
+        first = units[1]
     for el in found:
         lead = etree.Element("p")
         lead.text = _text(el)

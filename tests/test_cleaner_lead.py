@@ -12,13 +12,13 @@ def clean(body: bytes) -> dict:
     return clean_page(body, "http://example.com/harbour", None)
 
 
-def split_page(header: str) -> bytes:
+def split_page(header: str, *, body_title: str = "", title: str = "The harbour report") -> bytes:
     """A page whose header (title, lead, byline) sits apart from the body's container, as
     news sites build them: both extractors choose the body's container."""
     body = "".join(f"<p>{p}</p>" for p in PROSE)
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>The harbour report</title></head>
-<body><div class="page"><div class="article-header"><h1>The harbour report</h1>{header}</div>
-<div class="row"><div class="col-main"><div class="article-body">{body}</div></div>
+<body><div class="page"><div class="article-header"><h1>{title}</h1>{header}</div>
+<div class="row"><div class="col-main"><div class="article-body">{body_title}{body}</div></div>
 <div class="col-side"><p>Sidebar</p></div></div></div></body></html>""".encode()
 
 
@@ -46,3 +46,16 @@ def test_teasers_of_other_stories_between_title_and_body_are_not_a_lead():
     text = clean(split_page(teasers))["text"]
     assert "Teaser 1 of another story" not in text
     assert all(p in text for p in PROSE)
+
+
+def test_the_lead_goes_below_the_articles_own_title_which_the_view_prints_apart():
+    html = clean(split_page(f'<p class="standfirst">{LEAD}</p>', body_title="<h1>The harbour report</h1>"))["html"]
+    assert "The harbour report" not in html
+    assert LEAD in html
+
+
+def test_the_title_said_again_under_it_is_not_a_lead():
+    title = "Will the harbour reopen before the fishing fleet loses another season at sea?"
+    text = clean(split_page(f'<p class="share">{title}</p><p class="standfirst">{LEAD}</p>', title=title))["text"]
+    assert title not in text
+    assert LEAD in text
