@@ -9,14 +9,20 @@ the base, and trafilatura's text is the second opinion:
 
 - a block both found is kept;
 - a block only readability found is kept when it sits inside the agreed article and reads
-  as text (not a short block mostly of links, not a lone label; pictures always do), and
-  after the last agreed block only when it is long (short trailing blocks are bylines,
-  share prompts, "posted in" lines and related links far more often than text);
+  as text (not a short block mostly of links, not a label of under eight words or a
+  heading of under five; pictures always do), and after the last agreed block only when
+  it is long (short trailing blocks are bylines, share prompts, "posted in" lines and
+  related links far more often than text);
 - a block only trafilatura found (often a table, which readability's cleaning drops) is
   put back where trafilatura had it, after the last agreed block before it, when it has a
   few words at least;
 - when the two do not agree on anything, readability picked the wrong container and
   trafilatura's article stands alone.
+
+After the vote, `furniture.drop_furniture` takes out what both kept that is still not the
+article (a "Read also: <link>" cross-reference, a rights line, a heading with nothing
+after it), and `standfirst.restore_lead` puts back the lead paragraph that sits beside the
+title, outside the container both chose for the body.
 
 Before either reads the page, what the page hides (hidden, display: none, visibility:
 hidden) is taken out of the one shared parse, unless it is most of the page.
