@@ -42,20 +42,24 @@ def drop_furniture(article: etree._Element) -> None:
     units = list(_units(article))
     if len(units) < 2:
         return  # a page of one block is all article, whatever it looks like
+    kept: list[etree._Element] = []
     for unit in units:
         if unit.tag in ("figure", "table") or unit.find(".//img") is not None:
+            kept.append(unit)
             continue
         text = _text(unit)
         words = len(_WORD.findall(text))
         if _cross_reference(unit, text, words) or (words < RIGHTS_MAX_WORDS and _RIGHTS.search(text)):
             _drop(unit)
-    _drop_closing_headings(article)
+        else:
+            kept.append(unit)
+    _drop_closing_headings(kept)
 
 
 def _cross_reference(unit: etree._Element, text: str, words: int) -> bool:
     from .cleaner import _text
 
-    if words >= XREF_MAX_WORDS:
+    if words >= XREF_MAX_WORDS or unit.find(".//a") is None:
         return False
     links = [a for a in unit.iter("a") if _text(a).strip()]
     if not links:
@@ -76,7 +80,8 @@ def _lead(unit: etree._Element, first_link: etree._Element) -> str:
     def walk(el: etree._Element) -> bool:
         if el is first_link:
             return True
-        parts.append(el.text or "")
+        if isinstance(el.tag, str):  # not a comment's text
+            parts.append(el.text or "")
         for child in el:
             if walk(child):
                 return True
@@ -87,14 +92,15 @@ def _lead(unit: etree._Element, first_link: etree._Element) -> str:
     return " ".join(" ".join(parts).split())
 
 
-def _drop_closing_headings(article: etree._Element) -> None:
-    from .cleaner import _drop, _text, _units
+def _drop_closing_headings(units: list[etree._Element]) -> None:
+    """Drop the headings that end the article (units, in reading order)."""
+    from .cleaner import _drop, _text
 
-    units = list(_units(article))
     # Only in an article that has running text before them: on a page that is a heading
     # and a picture, the heading is the text.
     if not any(len(_WORD.findall(_text(u))) >= CLOSING_AFTER_WORDS for u in units[:-1]):
         return
+    units = list(units)
     while len(units) > 1:
         last = units[-1]
         if _HEADING.match(last.tag) and last.find(".//img") is None:

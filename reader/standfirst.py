@@ -22,6 +22,8 @@ LEAD_MAX_BLOCKS = 2
 # How far after the title the body must start, in text blocks, for the title to be this
 # article's.
 LEAD_WINDOW = 40
+# The article's first blocks the page is compared with.
+OPENING_BLOCKS = 12
 
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’»)\]]*)\s*$")
 _CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
@@ -42,7 +44,9 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
     titles = [h for h in tree.iter("h1") if _WORD.search(_text(h))]
     if not titles:
         return
-    held = _Opinion(_words(_text(article)))
+    # The body starts at one of the article's first blocks, and a lead is not repeated
+    # further down: its opening is enough to compare with, and far cheaper than the whole.
+    held = _Opinion(_words(" ".join(_text(u) for u in units[:OPENING_BLOCKS])))
     title = _Opinion(_words(_text(titles[0])))
     found: list[etree._Element] = []
     seen = 0
