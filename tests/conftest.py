@@ -5,7 +5,10 @@ helpers.py (and the page server in loopback.py), not here."""
 
 from __future__ import annotations
 
+import asyncio
+import shutil
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -13,6 +16,7 @@ import pytest
 
 from reader.app import running
 from reader.settings import Settings
+from reader.store import Store
 
 from .browsing import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, VIEWPORT
 from .helpers import CHECKOUT, FIXTURES, LiveServer, app_client
@@ -43,9 +47,31 @@ def pages() -> Iterator[LoopbackServer]:
         yield server
 
 
+@pytest.fixture(scope="session")
+def empty_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty database at the current schema, made once per test process by opening a new
+    file the way reader does (every migration, in order). Each test starts from a copy: the
+    eight migrations cost ~40 ms a file, and most tests open one or more. The migrations
+    themselves are tested on fresh files and the frozen v1 fixture (test_packaging)."""
+    path = tmp_path_factory.mktemp("empty") / "reader.db"
+
+    async def create() -> None:
+        store = await Store.open(path)
+        await store.close()
+
+    # In a thread of its own: in a browser module, Playwright's sync API has this thread's
+    # event loop marked as running, and asyncio.run would refuse to start another.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, create()).result()
+    assert not path.with_name(path.name + "-wal").exists(), "the empty database was not closed cleanly"
+    return path
+
+
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    """Test settings: a fresh database file, local servers allowed, no background refresh."""
+def settings(tmp_path: Path, empty_database: Path) -> Settings:
+    """Test settings: a database file of the test's own (a copy of the empty one), local
+    servers allowed, no background refresh."""
+    shutil.copyfile(empty_database, tmp_path / "reader.db")
     return Settings(
         db=tmp_path / "reader.db",
         allow_private_urls=True,
