@@ -41,8 +41,15 @@ def resetting() -> Iterator[str]:
     thread.start()
     yield f"http://127.0.0.1:{server.getsockname()[1]}/page.html"
     stop.set()
+    # close() alone leaves accept() blocked in the thread (the join then waited its 5 s out);
+    # shutdown() makes it return at once.
+    try:
+        server.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # not connected: some kernels refuse shutdown() on a listening socket
     server.close()
     thread.join(5)
+    assert not thread.is_alive(), "the resetting server did not stop"
 
 
 async def test_a_connection_reset_leaves_a_reason(settings, resetting):
