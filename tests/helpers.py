@@ -26,10 +26,11 @@ from reader.access import CSRF_COOKIE
 from reader.app import create_app
 from reader.settings import Settings
 
+from . import commands
 from .loopback import LoopbackServer, Route, article_html
 
 __all__ = ["CHECKOUT", "FIXTURES", "RSS", "LiveServer", "LoopbackServer", "Route", "app_client", "article_html", "assert_strict_csp",
-           "card_ids", "free_port", "published", "rss", "serve_feed", "state_of", "subscribe_slugs", "wait_for",
+           "card_ids", "free_port", "published", "rss", "run_cli", "serve_feed", "state_of", "subscribe_slugs", "wait_for",
            "worker_process"]
 
 RSS = {"Content-Type": "application/rss+xml"}
@@ -150,6 +151,15 @@ def until(predicate: Callable[[], Any], timeout: float = 30.0, interval: float =
             raise AssertionError(f"condition not met within {timeout} s")
         time.sleep(interval)
     return value
+
+
+async def run_cli(db: Path | str, *args: str | bytes, cwd: Path | None = None) -> tuple[int, str, str]:
+    """`reader ARGS... --db DB` as a process of its own (tests/commands.py), with local
+    servers allowed and no background refresh: its exit status, stdout and stderr (bytes
+    that are not UTF-8 shown as U+FFFD, so a test can say where they came from)."""
+    env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0"}
+    done = await commands.run_async([*args, "--db", str(db)], env=env, cwd=cwd)
+    return done.returncode, done.stdout.decode(), done.stderr.decode(errors="replace")
 
 
 def free_port() -> int:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import base64
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import feedparser
 import httpx
 
+from . import commands
 from .helpers import app_client, rss, subscribe_url, wait_for
 from .loopback import article_html
 from .test_edition import NS, check_book, png, read_with_ebooklib, text_of
@@ -221,8 +221,8 @@ async def test_the_edition_command_writes_the_same_book(settings, pages, tmp_pat
     env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_DB": str(settings.db)}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "reader", "edition", *args], capture_output=True, text=True,
-                              env=env, timeout=120)
+        done = commands.run(["edition", *args], env=env)
+        return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
     done = run("--out", str(out))
     assert done.returncode == 0, done.stderr

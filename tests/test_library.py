@@ -4,17 +4,14 @@ files, real pages and feeds served on 127.0.0.1, the real CLI in a subprocess.""
 
 from __future__ import annotations
 
-import asyncio
 import html
 import json
-import os
 import re
-import sys
 
 from reader.discover import feed_links
 from reader.store import Store
 
-from .helpers import app_client, rss, wait_for
+from .helpers import app_client, rss, run_cli, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 ATOM = {"Content-Type": "application/atom+xml"}
@@ -30,15 +27,6 @@ def feed_of(pages, slugs: list[str], path: str = "/blog/feed.xml", title: str = 
     items = [{"title": f"Post {s}", "link": pages.add_article(s)} for s in slugs]
     return pages.add(path, rss(items, title=title), headers=RSS)
 
-
-async def run_cli(settings, *args: str) -> tuple[int, str, str]:
-    env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0"}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "reader", *args, "--db", str(settings.db), env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await process.communicate()
-    return process.returncode, out.decode(), err.decode()
 
 
 async def feeds_json(client) -> list[dict]:
@@ -116,11 +104,11 @@ async def test_adding_the_feed_url_directly_fetches_it_once(quiet, pages):
 async def test_the_cli_subscribes_by_a_sites_url(settings, pages):
     feed_url = feed_of(pages, ["a"])
     site = pages.add("/", site_page('<link rel="alternate" type="application/rss+xml" href="/blog/feed.xml">'))
-    code, out, err = await run_cli(settings, "add-feed", site)
+    code, out, err = await run_cli(settings.db, "add-feed", site)
     assert code == 0, err
     assert "added" in out and f"found on {site}" in out and "1 articles" in out
     plain = pages.add("/plain", site_page())
-    code, out, err = await run_cli(settings, "add-feed", plain)
+    code, out, err = await run_cli(settings.db, "add-feed", plain)
     assert code == 1 and "no feed found" in err
     async with await Store.open(settings.db) as store:
         assert [f["url"] for f in await store.list_feeds()] == [feed_url]
@@ -234,12 +222,12 @@ async def test_a_saved_link_is_tapped_cleaned_and_takes_the_pages_title(settings
 
 async def test_saving_from_the_cli_twice_is_one_article(settings, pages):
     url = pages.add_article("cli-saved")
-    code, out, err = await run_cli(settings, "save", url, "--title", "From the shell")
+    code, out, err = await run_cli(settings.db, "save", url, "--title", "From the shell")
     assert code == 0, err
     assert re.fullmatch(r"article \d+: saved\n", out)
-    code, out, err = await run_cli(settings, "save", url)
+    code, out, err = await run_cli(settings.db, "save", url)
     assert code == 0 and out.endswith("already saved\n")
-    code, out, err = await run_cli(settings, "save", "file:///etc/passwd")
+    code, out, err = await run_cli(settings.db, "save", "file:///etc/passwd")
     assert code == 2 and "not an http or https URL" in err
     async with await Store.open(settings.db) as store:
         [article] = await store.list_articles()
@@ -256,7 +244,7 @@ async def test_reader_stats_prints_the_ledger_the_api_shows(settings, pages):
         other = (await client.post("/api/articles", json={"url": pages.add_article("waiting")})).json()
         assert (await client.post(f"/api/articles/{other['id']}/queue", json={})).status_code == 200
         api = (await client.get("/api/stats")).json()
-    code, out, err = await run_cli(settings, "stats")
+    code, out, err = await run_cli(settings.db, "stats")
     assert code == 0, err
     assert json.loads(out) == api
     assert (api["started"], api["cached"], api["queued"]) == (1, 1, 1)

@@ -8,10 +8,7 @@ and a non-zero status on the command line.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +18,7 @@ from reader.fetch import FetchError, fetch, make_client
 from reader.opml import OpmlError, parse_opml
 from reader.urls import check_url
 
-from .helpers import subscribe_slugs
+from .helpers import run_cli, subscribe_slugs
 
 BAD_URLS = [
     "http://[::1",
@@ -110,15 +107,6 @@ async def test_uploading_opml_in_an_unknown_encoding_is_a_422_page(client):
     assert response.status_code == 422 and "encoding" in response.text
     assert (await client.get("/api/feeds")).json() == {"feeds": []}
 
-
-async def run_cli(db: Path, *args: str | bytes) -> tuple[int, str, str]:
-    env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0"}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "reader", *args, "--db", str(db), env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await process.communicate()
-    return process.returncode or 0, out.decode(), err.decode(errors="replace")
 
 
 def one_line_error(err: str) -> str:

@@ -6,19 +6,16 @@ round trip through `reader export` and `reader import` loses nothing."""
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import io
 import json
-import os
 import sqlite3
-import sys
 import zipfile
 from pathlib import Path
 
 from reader.store import Store
 
-from .helpers import app_client
+from .helpers import app_client, run_cli
 
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "import"
 
@@ -36,14 +33,6 @@ def zipped_dir(name: str) -> bytes:
                 archive.writestr(p.relative_to(root).as_posix(), p.read_bytes())
     return buffer.getvalue()
 
-
-async def run_cli(db: Path, *args: str) -> tuple[int, str, str]:
-    env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0"}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "reader", *args, "--db", str(db), env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    out, err = await process.communicate()
-    return process.returncode or 0, out.decode(), err.decode()
 
 
 def snapshot(db: Path) -> dict[str, list[tuple]]:

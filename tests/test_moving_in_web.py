@@ -15,7 +15,8 @@ import pytest
 from reader.importers import parse_file
 
 from .helpers import app_client, rss, wait_for
-from .test_moving_in import SAMPLES, library, run_cli, zipped_dir
+from .helpers import run_cli
+from .test_moving_in import SAMPLES, library, zipped_dir
 
 HTMX = {"HX-Request": "true"}
 

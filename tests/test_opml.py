@@ -4,10 +4,7 @@ refused with a clear message. Through the store, the feeds page and the CLI."""
 
 from __future__ import annotations
 
-import asyncio
 import re
-import os
-import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -15,7 +12,7 @@ import pytest
 from reader.opml import OpmlError, build_opml, parse_opml
 from reader.store import Store
 
-from .helpers import app_client, rss
+from .helpers import app_client, rss, run_cli
 
 RSS = {"Content-Type": "application/rss+xml"}
 
@@ -60,15 +57,6 @@ LAUGHS = '<?xml version="1.0"?>\n<!DOCTYPE opml [<!ENTITY lol0 "lol">' + "".join
 ) + ']>\n<opml version="2.0"><head><title>&lol9;</title></head><body>' \
     '<outline type="rss" text="&lol9;" xmlUrl="https://example.org/feed"/></body></opml>'
 
-
-async def run_cli(db, *args: str) -> tuple[int, str, str]:
-    env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0"}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "reader", *args, "--db", str(db), env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await process.communicate()
-    return process.returncode, out.decode(), err.decode()
 
 
 async def feeds_in(db) -> dict[str, tuple[str, str | None]]:

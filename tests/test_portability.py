@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import sqlite3
-import sys
 from pathlib import Path
 
 from reader.store import MIGRATIONS, Store, fts_query
 
-from .helpers import FIXTURES, app_client, rss, wait_for
+from .helpers import FIXTURES, app_client, rss, run_cli, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 
@@ -23,15 +21,6 @@ async def article_count(store: Store) -> int:
     """How many articles the library holds, as the browse listing sees them."""
     return len(await store.list_articles(limit=1_000_000))
 
-
-async def run_cli(db, *args: str, cwd: Path | None = None) -> tuple[int, str, str]:
-    env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0"}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "reader", *args, "--db", str(db), env=env, cwd=cwd,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await process.communicate()
-    return process.returncode, out.decode(), err.decode()
 
 
 def table_rows(db: Path, *tables: str) -> dict[str, list[tuple]]:
@@ -102,8 +91,9 @@ async def test_backup_while_the_app_runs_and_a_worker_writes(settings, pages, tm
 
 
 async def test_backup_into_a_directory_and_its_errors(settings, tmp_path):
-    code, out, err = await run_cli(settings.db, "backup", str(tmp_path / "x.db"))
+    code, out, err = await run_cli(tmp_path / "missing.db", "backup", str(tmp_path / "x.db"))
     assert code == 1 and "no database at" in err
+    assert not (tmp_path / "missing.db").exists() and not (tmp_path / "x.db").exists()
     async with await Store.open(settings.db) as store:
         await store.save_link("https://example.org/a")
     folder = tmp_path / "into"

@@ -8,10 +8,10 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 
 from reader.app import running
 
+from . import commands
 from .helpers import app_client
 from .test_images import image_srcs, page_with, png
 
@@ -19,8 +19,8 @@ from .test_images import image_srcs, page_with, png
 def cli(settings, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_DB": str(settings.db),
            "READER_EXTRACT_PROCESSES": "0"}
-    return subprocess.run([sys.executable, "-m", "reader", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+    done = commands.run(args, env=env)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
 async def _cleaned(settings, pages, slug: str, body: str) -> int:

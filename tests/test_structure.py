@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from reader.cleaner import clean_page
 
+from . import commands
 from .test_images import png
 
 PROSE = "".join(
@@ -112,7 +112,8 @@ async def test_plain_text_keeps_paragraph_breaks(client, pages):
 
 
 def run_clean(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "reader", "clean", *args], capture_output=True, text=True, timeout=120)
+    done = commands.run(["clean", *args])
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
 def test_reader_clean_gives_the_workers_result_and_goes_on_past_a_bad_file(tmp_path: Path):
