@@ -21,6 +21,7 @@ import atexit
 import json
 import os
 import selectors
+import signal
 import socket
 import subprocess
 import sys
@@ -190,6 +191,101 @@ def run(args: Sequence[str | bytes], *, env: Mapping[str, str] | None = None, cw
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(["reader", *argv], answers[-1]["returncode"], out.read(), err.read())
+
+
+class Started:
+    """A command started with start(): the parts of subprocess.Popen the tests use (pid,
+    poll, wait, send_signal, kill, communicate, and stderr as lines of text)."""
+
+    def __init__(self, args: list[str], conn: socket.socket, stderr: int | None) -> None:
+        self.args = args
+        self.returncode: int | None = None
+        self.stderr = open(stderr, encoding="utf-8", errors="replace") if stderr is not None else None
+        self._conn = conn
+        self._done = threading.Event()
+        self._reading: threading.Thread | None = None
+        self._rest: list[str] = []
+        reply = b""
+        while b"\n" not in reply:
+            chunk = conn.recv(4096)
+            if not chunk:
+                raise RuntimeError(f"the command process did not start reader {args}")
+            reply += chunk
+        first, rest = reply.split(b"\n", 1)
+        self.pid: int = json.loads(first)["pid"]
+        threading.Thread(target=self._wait_for_status, args=(rest,), daemon=True).start()
+
+    def _wait_for_status(self, reply: bytes) -> None:
+        try:
+            while chunk := self._conn.recv(4096):
+                reply += chunk
+        finally:
+            self._conn.close()
+            if reply.strip():
+                self.returncode = json.loads(reply.splitlines()[-1])["returncode"]
+            self._done.set()
+
+    def poll(self) -> int | None:
+        return self.returncode if self._done.is_set() else None
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self._done.wait(timeout):
+            raise subprocess.TimeoutExpired(self.args, timeout or 0)
+        if self.returncode is None:
+            raise RuntimeError(f"the command process lost reader {self.args}")
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        if not self._done.is_set():  # after its end the pid may be someone else's
+            os.kill(self.pid, sig)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def communicate(self, timeout: float | None = None) -> tuple[None, str]:
+        """Wait for the end and return what is left of stderr (read alongside, as Popen
+        does, so a full pipe cannot stall the command)."""
+        if self._reading is None:
+            self._reading = threading.Thread(target=self._read_the_rest, daemon=True)
+            self._reading.start()
+        self.wait(timeout)
+        self._reading.join(timeout)
+        if self._reading.is_alive():  # a descendant still holds stderr open
+            raise subprocess.TimeoutExpired(self.args, timeout or 0)
+        return None, "".join(self._rest)
+
+    def _read_the_rest(self) -> None:
+        if self.stderr is not None:
+            self._rest.append(self.stderr.read())
+            self.stderr.close()
+
+
+def start(args: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: Path | str | None = None,
+          stderr_pipe: bool = True) -> Started:
+    """`reader ARGS...` started as a process of its own, as start()ed by Popen: stdin and
+    stdout are /dev/null, stderr a pipe (`.stderr`) or /dev/null."""
+    argv = [os.fsdecode(a) for a in args]
+    request = json.dumps({"argv": argv, "env": dict(os.environ if env is None else env),
+                          "cwd": str(cwd or os.getcwd())}).encode()
+    forker = _the_forker()
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    read_end, write_end = os.pipe() if stderr_pipe else (None, None)
+    try:
+        with open(os.devnull, "rb") as null, open(os.devnull, "wb") as sink:
+            conn.connect(forker.path)
+            socket.send_fds(conn, [request], [null.fileno(), sink.fileno(),
+                                              write_end if write_end is not None else sink.fileno()])
+            conn.shutdown(socket.SHUT_WR)
+        started = Started(["reader", *argv], conn, read_end)
+    except BaseException:
+        conn.close()
+        if read_end is not None:
+            os.close(read_end)
+        raise
+    finally:
+        if write_end is not None:
+            os.close(write_end)  # the child's copy is the one that counts
+    return started
 
 
 async def run_async(args: Sequence[str | bytes], *, env: Mapping[str, str] | None = None,

@@ -11,7 +11,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -195,16 +194,13 @@ class LiveServer:
 
 @contextlib.contextmanager
 def worker_process(settings: Settings, *extra: str, ttl: float | None = None,
-                   **env_overrides: str) -> Iterator[subprocess.Popen[str]]:
-    """`reader worker` as a real separate process on the same database file; `proc.lines`
-    holds what it has written to stderr so far."""
+                   **env_overrides: str) -> Iterator[commands.Started]:
+    """`reader worker` as a real separate process on the same database file (started as
+    tests/commands.py starts commands); `proc.lines` holds what it has written to stderr so far."""
     env = {**os.environ, **dict(READER_ALLOW_PRIVATE_URLS="1", READER_WORKER_INTERVAL="0.05",
                READER_CLAIM_TTL=str(ttl or settings.claim_ttl), READER_REFRESH_INTERVAL="0",
                READER_RETRY_BACKOFF="0.05"), **env_overrides}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reader", "worker", "--db", str(settings.db), *extra],
-        env=env, stderr=subprocess.PIPE, text=True,
-    )
+    proc = commands.start(["worker", "--db", str(settings.db), *extra], env=env)
     ready = threading.Event()
     lines: list[str] = []
 
