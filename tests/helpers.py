@@ -155,8 +155,14 @@ def until(predicate: Callable[[], Any], timeout: float = 30.0, interval: float =
 async def run_cli(db: Path | str, *args: str | bytes, cwd: Path | None = None) -> tuple[int, str, str]:
     """`reader ARGS... --db DB` as a process of its own (tests/commands.py), with local
     servers allowed and no background refresh: its exit status, stdout and stderr (bytes
-    that are not UTF-8 shown as U+FFFD, so a test can say where they came from)."""
-    env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0"}
+    that are not UTF-8 shown as U+FFFD, so a test can say where they came from).
+
+    Parsing and extraction run in the command's thread, as in the `quiet` fixture: a pool
+    means a fork server that imports trafilatura afresh, ~3 s a command on a loaded
+    machine, and these tests are about what the commands do and say. The pool is tested
+    by the worker, claim, lane, shutdown, process and hostile-page tests."""
+    env = {**os.environ, "READER_ALLOW_PRIVATE_URLS": "1", "READER_REFRESH_INTERVAL": "0",
+           "READER_EXTRACT_PROCESSES": "0"}
     done = await commands.run_async([*args, "--db", str(db)], env=env, cwd=cwd)
     return done.returncode, done.stdout.decode(), done.stderr.decode(errors="replace")
 
