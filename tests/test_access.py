@@ -4,13 +4,12 @@ scripts, and the password that listening beyond loopback requires."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 
 from reader.access import CSRF_COOKIE
 
+from . import commands
 from .helpers import app_client, rss, state_of, subscribe_slugs
 
 
@@ -108,12 +107,10 @@ async def test_with_a_password_pages_need_a_login_and_the_api_a_bearer_token(set
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.10", "::"])
 def test_serve_refuses_to_listen_beyond_loopback_without_a_password(tmp_path, host):
-    result = subprocess.run(
-        [sys.executable, "-m", "reader", "serve", "--host", host, "--db", str(tmp_path / "r.db")],
-        capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "READER_PASSWORD": ""},
-    )
+    result = commands.run(["serve", "--host", host, "--db", str(tmp_path / "r.db")], timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "READER_PASSWORD": ""})
     assert result.returncode == 2
-    assert "without READER_PASSWORD" in result.stderr
+    assert "without READER_PASSWORD" in result.stderr.decode()
     assert not (tmp_path / "r.db").exists()
 
 

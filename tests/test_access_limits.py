@@ -9,8 +9,6 @@ import contextlib
 import html
 import re
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -33,6 +31,7 @@ from reader.access import (
 )
 from reader.app import create_app
 
+from . import commands
 from .helpers import app_client, free_port, rss, until
 
 PASSWORD = "correct horse battery"
@@ -199,13 +198,11 @@ def test_a_throttled_client_may_try_again_once_its_oldest_failure_leaves_the_win
 
 
 def test_serve_refuses_a_short_password_beyond_loopback(tmp_path):
-    result = subprocess.run(
-        [sys.executable, "-m", "reader", "serve", "--host", "0.0.0.0", "--port", str(free_port()),
-         "--db", str(tmp_path / "r.db")],
-        capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "READER_PASSWORD": "x"},
-    )
+    result = commands.run(["serve", "--host", "0.0.0.0", "--port", str(free_port()), "--db", str(tmp_path / "r.db")],
+                          timeout=60, env={"PATH": "/usr/bin:/bin", "READER_PASSWORD": "x"})
+    stderr = result.stderr.decode()
     assert result.returncode == 2
-    assert "too short" in result.stderr and "12 characters" in result.stderr
+    assert "too short" in stderr and "12 characters" in stderr
     assert not (tmp_path / "r.db").exists()
 
 
