@@ -7,8 +7,8 @@ and stderr (passed over a Unix socket), its environment, working directory and a
 and runs `reader.cli.main` as `python -m reader` would, exiting with its status. So each
 command is still a process of its own: its own descriptors, environment, signal handlers,
 logging and exit status, and nothing it does can touch the test process. What this does
-not cover is Python's start-up and the console script itself; test_processes and
-test_packaging run those as a user does.
+not cover is Python's start-up and the console script itself; test_processes and the
+smoke test of .ci/run start those as a user does.
 
 Run as a script, this file is that forking process: `python commands.py SOCKET`. It stops
 when its stdin closes (its test process ended).
