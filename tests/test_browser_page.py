@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from .helpers import app_client, article_html
-from .test_images import image_srcs, png
+from .pictures import image_srcs, png
 
 WALL = "<!doctype html><html><body><p>Checking your browser…</p></body></html>"
 

@@ -15,7 +15,7 @@ import pytest
 from .browsing import TIMEOUT_MS
 from .helpers import article_html
 from .loopback import HTML as HTML_TYPE
-from .test_images import png
+from .pictures import png
 
 pytestmark = pytest.mark.browser
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from reader.cleaner import clean_page
 
-from .test_cleaner_furniture import PROSE, page
+from .cleanerpages import PROSE, page
 
 
 def clean(body: bytes) -> dict:

@@ -16,7 +16,7 @@ import httpx
 from . import commands
 from .helpers import app_client, rss, subscribe_url, wait_for
 from .loopback import article_html
-from .test_edition import NS, check_book, png, read_with_ebooklib, text_of
+from .books import NS, check_book, png, read_with_ebooklib, text_of
 
 RSS = {"Content-Type": "application/rss+xml"}
 PNG = {"Content-Type": "image/png"}

@@ -6,28 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 import struct
-import zlib
 
 from reader.app import running
 
-from .helpers import app_client, rss, wait_for, worker_process
-
-PARAGRAPHS = "\n".join(
-    f"<p>Paragraph number {i} carries enough words to look like prose to an extractor, with clauses,"
-    f" commas and a full stop at its end.</p>" for i in range(8)
-)
-
-
-def png(seed: int = 0, padding: int = 0) -> bytes:
-    """A real 1x1 PNG, different for each seed; `padding` adds a private chunk of that size."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    pixel = zlib.compress(bytes([0, seed % 256, (seed * 7) % 256, 90]))
-    extra = chunk(b"prVt", b"\0" * padding) if padding else b""
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)) + extra
-            + chunk(b"IDAT", pixel) + chunk(b"IEND", b""))
+from .helpers import app_client, rss, worker_process
+from .pictures import image_srcs, page_with, png
 
 
 GIF = b"GIF89a\x01\x00\x01\x00\x00\x00\x00;"
@@ -36,16 +20,6 @@ AVIF = struct.pack(">I", 28) + b"ftypmif1\x00\x00\x00\x00mif1avifmiaf" + b"\x00"
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
 OCTETS = {"Content-Type": "application/octet-stream"}
 
-
-def page_with(images: str, title: str = "Pictures") -> str:
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{title}</title></head><body>
-<nav><a href="/x">x</a></nav><main><article><h1>{title}</h1>{PARAGRAPHS}
-{images}
-{PARAGRAPHS}</article></main></body></html>"""
-
-
-def image_srcs(html: str) -> list[str]:
-    return re.findall(r'<img[^>]*\bsrc="([^"]*)"', html)
 
 
 async def _article(client, pages, slug: str, images: str) -> int:

@@ -9,7 +9,6 @@ and a non-zero status on the command line.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -7,31 +7,18 @@ round trip through `reader export` and `reader import` loses nothing."""
 from __future__ import annotations
 
 import datetime
-import io
 import json
 import sqlite3
-import zipfile
 from pathlib import Path
 
 from reader.store import Store
 
 from .helpers import app_client, run_cli
-
-SAMPLES = Path(__file__).resolve().parent / "fixtures" / "import"
+from .importfiles import SAMPLES, library, zipped_dir
 
 
 def utc(text: str) -> float:
     return datetime.datetime.fromisoformat(text).replace(tzinfo=datetime.UTC).timestamp()
-
-
-def zipped_dir(name: str) -> bytes:
-    root = SAMPLES / name
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for p in sorted(root.rglob("*")):
-            if p.is_file():
-                archive.writestr(p.relative_to(root).as_posix(), p.read_bytes())
-    return buffer.getvalue()
 
 
 
@@ -43,18 +30,6 @@ def snapshot(db: Path) -> dict[str, list[tuple]]:
     finally:
         connection.close()
 
-
-async def library(db: Path) -> dict[str, dict]:
-    """Every article by URL, with its tags, notes and content."""
-    async with await Store.open(db) as store:
-        rows = await store.list_articles(limit=100_000)
-        tags = await store.tags_of([r["id"] for r in rows])
-        notes = await store.notes_for([r["id"] for r in rows])
-        found = {}
-        for r in rows:
-            found[r["url"]] = {**r, "tags": set(tags.get(r["id"], [])), "notes": notes.get(r["id"], []),
-                               "content": await store.get_content(r["id"])}
-        return found
 
 
 async def test_every_sample_through_the_cli_nothing_fetched_nothing_queued(settings, tmp_path):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,7 @@ from reader.importers import parse_file
 
 from .helpers import app_client, rss, wait_for
 from .helpers import run_cli
-from .test_moving_in import SAMPLES, library, zipped_dir
+from .importfiles import SAMPLES, library, zipped_dir
 
 HTMX = {"HX-Request": "true"}
 

@@ -10,12 +10,11 @@ import asyncio
 import json
 import uuid
 
-import pytest
 
 from reader import __version__
 from reader.pwa import manifest, shell_version
 
-from .helpers import assert_strict_csp, subscribe_slugs, wait_for
+from .helpers import assert_strict_csp, subscribe_slugs
 
 
 def key() -> str:

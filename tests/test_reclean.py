@@ -13,7 +13,7 @@ from reader.app import running
 
 from . import commands
 from .helpers import app_client
-from .test_images import image_srcs, page_with, png
+from .pictures import image_srcs, page_with, png
 
 
 def cli(settings, *args: str) -> subprocess.CompletedProcess[str]:

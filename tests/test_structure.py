@@ -15,7 +15,7 @@ import pytest
 from reader.cleaner import clean_page
 
 from . import commands
-from .test_images import png
+from .pictures import png
 
 PROSE = "".join(
     f"<p>Paragraph {i} of the piece carries enough ordinary words to read as prose to an extractor, "
