@@ -68,8 +68,14 @@ SHORT_WORDS = 5
 # ... and a block other than a heading is a label (a date line, "Share this", a rating)
 # under SHORT_TEXT_WORDS words: a section title is short, a paragraph seldom is.
 SHORT_TEXT_WORDS = 8
+# An agreed block this long is prose: a block only readability kept between two of them
+# is part of the running text.
+SANDWICH_PROSE_WORDS = 10
 # A block only trafilatura found is put back only from this many words.
 PUT_BACK_MIN_WORDS = 5
+
+# Share of the leading heading's words that must be in the page's title for it to be the title.
+TITLE_WORDS = 0.75
 
 # The units votes are taken on: the outermost of these elements. A table, a figure or a
 # quote is voted on whole, so it is never torn apart.
@@ -379,8 +385,19 @@ def _units(root: etree._Element) -> Iterator[etree._Element]:
             yield child
         elif any(isinstance(d.tag, str) and d.tag in _UNITS for d in child.iterdescendants()):
             yield from _units(child)
-        elif _text(child).strip():
+        elif _text(child).strip() and not _inside_sentence(child, root):
             yield child
+
+
+def _inside_sentence(child: etree._Element, parent: etree._Element) -> bool:
+    """Whether an element is a phrase of its parent's own running text (a link, a formula, an
+    emphasis between loose words) rather than a block beside it: voting on it alone would
+    tear the sentence apart, so it goes with the text around it."""
+    if child.tag in _BLOCKS:
+        return False
+    if parent.text and parent.text.strip():
+        return True
+    return any(sibling.tail and sibling.tail.strip() for sibling in parent)
 
 
 def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Element:
@@ -398,8 +415,8 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
         return traf_root
     last = max(i for i, a in enumerate(agreed) if a)
     kept: list[tuple[etree._Element, _Block]] = []
-    for unit, block, agree in zip(read_units[:last + 1], blocks, agreed):
-        if agree or _reads_as_text(unit, block.text):
+    for i, (unit, block, agree) in enumerate(zip(read_units[:last + 1], blocks, agreed)):
+        if agree or _reads_as_text(unit, block.text) or _between_agreed(i, blocks, agreed):
             kept.append((unit, block))
         else:
             _drop(unit)
@@ -410,6 +427,17 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
             _drop(unit)
     _put_back(kept, list(_units(traf_root)))
     return readable
+
+
+def _between_agreed(i: int, blocks: list[_Block], agreed: list[bool]) -> bool:
+    """Whether block i sits between two agreed paragraphs of prose. A related-stories box or
+    a row of tags comes in a run of its own, at an edge of the text or beside other
+    furniture; a single short line in the middle of the running text ("Related: ...", a
+    one-line aside) is part of how the author wrote it."""
+    def prose(j: int) -> bool:
+        return 0 <= j < len(blocks) and agreed[j] and len(blocks[j].words) >= SANDWICH_PROSE_WORDS
+
+    return bool(blocks[i].words) and prose(i - 1) and prose(i + 1)
 
 
 def _reads_as_text(unit: etree._Element, text: str) -> bool:
@@ -506,7 +534,7 @@ def _finish(article: etree._Element, title: str | None, url: str) -> str:
     headings = [el for el in article.iter() if isinstance(el.tag, str) and _HEADING.match(el.tag)]
     units = list(_units(article))
     if headings and units and units[0] is headings[0]:
-        if headings[0].tag == "h1" or (title is not None and _same_words(_text(headings[0]), title)):
+        if _is_title(headings[0], title):
             _drop(headings.pop(0))
     if headings:
         shift = 2 - min(int(h.tag[1]) for h in headings)
@@ -529,8 +557,16 @@ def _flatten_math(article: etree._Element) -> None:
             parent.replace(math, span)
 
 
-def _same_words(a: str, b: str) -> bool:
-    return _WORD.findall(a.lower()) == _WORD.findall(b.lower())
+def _is_title(heading: etree._Element, title: str | None) -> bool:
+    """Whether the article's leading heading is its title, which the view prints already.
+    Most of its words must be the title's (a page title often adds the site's name); a
+    first heading that says something else ("Lorem", a section's name, a kicker) is text
+    the reader would otherwise never see. With no title known, an h1 is taken for it."""
+    if title is None:
+        return heading.tag == "h1"
+    mine = _WORD.findall(_text(heading).lower())
+    theirs = set(_WORD.findall(title.lower()))
+    return bool(mine) and sum(word in theirs for word in mine) >= TITLE_WORDS * len(mine)
 
 
 def as_json_line(path: str, result: dict[str, Any] | None, error: str | None = None) -> str:

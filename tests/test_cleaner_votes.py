@@ -66,3 +66,35 @@ def test_a_page_hidden_until_its_scripts_run_still_gives_its_article():
                 close="</article></main></div>")
     text = clean(body)["text"]
     assert all(p in text for p in PROSE)
+
+
+def test_a_phrase_inside_a_sentence_is_not_voted_on_apart_from_it():
+    # trafilatura leaves <time> out; readability keeps the section's loose text with it in place
+    section = ('<section>The pilot boats sailed on <time datetime="2024-05-12">12 May</time>, after the dredging '
+               "of the outer basin was finished and the harbour master had signed the log.<p>The quay itself "
+               "opened a week later, with a band, a ribbon and most of the town standing in the rain.</p></section>")
+    text = clean(page(section))["text"]
+    assert "The pilot boats sailed on 12 May, after the dredging" in text
+    assert all(p in text for p in PROSE)
+
+
+def test_a_short_linked_line_between_paragraphs_of_the_text_stays():
+    aside = '<p><a href="/story/7">Related: the dredging of the outer basin</a></p>'
+    text = clean(page(aside))["text"]
+    assert "Related: the dredging of the outer basin" in text
+    assert all(p in text for p in PROSE)
+
+
+def test_a_leading_heading_that_is_not_the_title_is_kept():
+    body = page("").replace(b"<title>", b'<meta property="og:title" content="The harbour report"><title>')
+    body = body.replace(b"<h1>The harbour report</h1>", b"<h1>Tides and boats this week</h1>")
+    result = clean(body)
+    assert result["title"] == "The harbour report"
+    assert "<h2>Tides and boats this week</h2>" in result["html"]
+
+
+def test_a_leading_heading_that_is_the_title_is_left_to_the_view():
+    body = page("").replace(b"<title>", b'<meta property="og:title" content="The harbour report | Harbour Times"><title>')
+    result = clean(body)
+    assert result["title"] == "The harbour report | Harbour Times"
+    assert "The harbour report" not in result["text"]
