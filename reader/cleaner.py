@@ -57,6 +57,8 @@ class ExtractError(FetchError):
 
 # A trailing block only readability saw is kept only above this many words.
 TRAILING_MIN_WORDS = 20
+# This many short blocks in a row after the article's last agreed block end it.
+TRAILING_END_RUN = 2
 # Share of a block's word triples the other extractor must also have for the block to count
 # as agreed.
 AGREE = 0.5
@@ -413,20 +415,36 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
     agreed = [traf_opinion.holds(b) for b in blocks]
     if not any(a and b.words for a, b in zip(agreed, blocks)):
         return traf_root
-    last = max(i for i, a in enumerate(agreed) if a)
+    # an empty block (a picture, a rule) agrees with anything, so it cannot mark where the
+    # article ends: the related-stories box often has one below it
+    last = max(i for i, a in enumerate(agreed) if a and blocks[i].words)
     kept: list[tuple[etree._Element, _Block]] = []
     for i, (unit, block, agree) in enumerate(zip(read_units[:last + 1], blocks, agreed)):
         if agree or _reads_as_text(unit, block.text) or _between_agreed(i, blocks, agreed):
             kept.append((unit, block))
         else:
             _drop(unit)
-    for unit, block in zip(read_units[last + 1:], blocks[last + 1:]):
-        if len(block.text.split()) > TRAILING_MIN_WORDS:
-            kept.append((unit, block))
-        else:
-            _drop(unit)
+    kept += _trailing(read_units[last + 1:], blocks[last + 1:])
     _put_back(kept, list(_units(traf_root)))
     return readable
+
+
+def _trailing(units: list[etree._Element], blocks: list[_Block]) -> list[tuple[etree._Element, _Block]]:
+    """The blocks only readability found after the last agreed one: long ones are kept, until
+    two short ones in a row ("Like this:", "Related", a date, a "Filed under" line) show that
+    the article is over and its furniture has begun; whatever follows them goes too, however
+    long (teasers of other stories)."""
+    kept: list[tuple[etree._Element, _Block]] = []
+    short_run = 0
+    for unit, block in zip(units, blocks):
+        if short_run < TRAILING_END_RUN and len(block.text.split()) > TRAILING_MIN_WORDS:
+            kept.append((unit, block))
+            short_run = 0
+            continue
+        if block.words:
+            short_run += 1
+        _drop(unit)
+    return kept
 
 
 def _between_agreed(i: int, blocks: list[_Block], agreed: list[bool]) -> bool:

@@ -98,3 +98,25 @@ def test_a_leading_heading_that_is_the_title_is_left_to_the_view():
     result = clean(body)
     assert result["title"] == "The harbour report | Harbour Times"
     assert "The harbour report" not in result["text"]
+
+
+def related_posts() -> str:
+    return "".join(
+        f'<div class="related-post"><p><a href="/story/{i}">Story {i}</a>: the council published its yearly survey '
+        f"of the harbour trade, summarising answers from {i} hundred boat owners in every port along the coast and "
+        f'their plans for the season.</p><p>March {i + 1}, 2016</p><p>In "News"</p></div>' for i in range(3))
+
+
+def test_teasers_after_the_article_are_dropped_once_its_furniture_begins():
+    body = page("", close=f"<h3>Like this:</h3><h3>Related</h3>{related_posts()}</article></main>")
+    text = clean(body)["text"]
+    assert all(p in text for p in PROSE)
+    assert "yearly survey" not in text
+
+
+def test_a_picture_below_the_teasers_does_not_make_them_part_of_the_article():
+    picture = '<p><img src="/footer-banner.png" alt=""></p>'
+    body = page("", close=f"<h3>Like this:</h3><h3>Related</h3>{related_posts()}{picture}</article></main>")
+    text = clean(body)["text"]
+    assert all(p in text for p in PROSE)
+    assert "yearly survey" not in text
