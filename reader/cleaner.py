@@ -588,7 +588,7 @@ def _is_title(heading: etree._Element, title: str | None) -> bool:
     first heading that says something else ("Lorem", a section's name, a kicker) is text
     the reader would otherwise never see. With no title known, an h1 is taken for it."""
     if title is None:
-        return heading.tag == "h1"
+        return bool(heading.tag == "h1")
     mine = _WORD.findall(_text(heading).lower())
     theirs = set(_WORD.findall(title.lower()))
     return bool(mine) and sum(word in theirs for word in mine) >= TITLE_WORDS * len(mine)

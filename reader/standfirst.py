@@ -11,6 +11,8 @@ short (bylines, dates, share buttons), a link, a caption or a menu, and stays ou
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
 from lxml import etree
 
 # A lead block has at least this many words, and at most this share of its text in links.
@@ -90,7 +92,7 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
         first.addprevious(lead)
 
 
-def _after(start: etree._Element):
+def _after(start: etree._Element) -> Iterator[etree._Element]:
     """The elements after start in document order (its own descendants excluded)."""
     el: etree._Element | None = start
     while el is not None:
