@@ -18,12 +18,14 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
 import httpx
 import uvicorn
 
 from reader.access import CSRF_COOKIE
 from reader.app import create_app
 from reader.settings import Settings
+from reader.store.schema import MIGRATIONS
 
 from . import commands
 from .loopback import LoopbackServer, Route, article_html
@@ -235,3 +237,14 @@ def worker_process(settings: Settings, *extra: str, ttl: float | None = None,
         reader_thread.join(10)
         assert proc.stderr is not None
         proc.stderr.close()
+
+
+async def database_at(path: Path, version: int) -> None:
+    """A database at an older schema version, made by the real migration steps up to it,
+    for the tests of a later step."""
+    async with aiosqlite.connect(path, isolation_level=None) as db:
+        for step in range(version):
+            await db.execute("BEGIN IMMEDIATE")
+            await MIGRATIONS[step](db)
+            await db.execute(f"PRAGMA user_version = {step + 1}")
+            await db.execute("COMMIT")

@@ -11,15 +11,14 @@ import sqlite3
 import time
 from pathlib import Path
 
-import aiosqlite
 
 from reader.app import running
 from reader.records import READING_LIST, ArticleFilter
-from reader.store import MIGRATIONS, ListFilter, Store
+from reader.store import ListFilter, Store
 from reader.store.articles import list_statement, reading_statement
 from reader.store.base import NOT_DONE
 
-from .helpers import serve_feed
+from .helpers import database_at, serve_feed
 
 READY = ArticleFilter(state="ready")
 
@@ -119,20 +118,9 @@ async def test_the_ready_list_and_its_neighbours_follow_the_tap_then_cleaning_ti
         assert await reader.reading_count() == len(rule_order(settings.db, unread=True))
 
 
-async def _v8_database(path: Path) -> None:
-    """A database at schema version 8, made by the real steps up to it."""
-    async with aiosqlite.connect(path, isolation_level=None) as db:
-        db.row_factory = sqlite3.Row
-        for step in range(8):
-            await db.execute("BEGIN IMMEDIATE")
-            await MIGRATIONS[step](db)
-            await db.execute(f"PRAGMA user_version = {step + 1}")
-            await db.execute("COMMIT")
-
-
 async def test_migrating_to_v9_orders_the_ready_articles_already_there(tmp_path):
     db = tmp_path / "v8.db"
-    await _v8_database(db)
+    await database_at(db, 8)
     with sqlite3.connect(db) as connection:
         connection.execute("INSERT INTO feeds (id, url, added_at) VALUES (1, 'http://127.0.0.1/f', 0)")
         connection.executemany(

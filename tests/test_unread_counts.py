@@ -8,10 +8,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import aiosqlite
-
 from reader.store import Store
-from reader.store.schema import MIGRATIONS
+from .helpers import database_at
 
 
 def counted(path: Path) -> dict[int | None, int]:
@@ -23,18 +21,9 @@ def counted(path: Path) -> dict[int | None, int]:
     return {feed: n for feed, n in rows}
 
 
-async def _database_at(path: Path, version: int) -> None:
-    async with aiosqlite.connect(path, isolation_level=None) as db:
-        for step in range(version):
-            await db.execute("BEGIN IMMEDIATE")
-            await MIGRATIONS[step](db)
-            await db.execute(f"PRAGMA user_version = {step + 1}")
-            await db.execute("COMMIT")
-
-
 async def test_unread_counts_follow_every_change_and_the_migration_counts_what_is_there(tmp_path):
     db = tmp_path / "library.db"
-    await _database_at(db, 9)
+    await database_at(db, 9)
     with sqlite3.connect(db) as connection:
         connection.executemany("INSERT INTO feeds (id, url, added_at) VALUES (?, ?, 0)",
                                [(1, "http://127.0.0.1/a"), (2, "http://127.0.0.1/b")])
