@@ -490,6 +490,7 @@ def _put_back(kept: list[tuple[etree._Element, _Block]], traf_units: list[etree.
         for triple in block.triples:
             first_triple.setdefault(triple, unit)
     anchor: etree._Element | None = None
+    items: etree._Element | None = None  # the list put back last, which the next items join
     for unit in traf_units:
         block = _Block(_text(unit))
         if read_opinion.holds(block):
@@ -505,9 +506,14 @@ def _put_back(kept: list[tuple[etree._Element, _Block]], traf_units: list[etree.
         extra = copy.deepcopy(unit)
         extra.tail = None
         if extra.tag == "li":  # an item out of its list would lose its bullet or number
-            wrapper = etree.Element("ul")
-            wrapper.append(extra)
-            extra = wrapper
+            parent = unit.getparent()
+            kind = parent.tag if parent is not None and parent.tag in ("ul", "ol") else "ul"
+            if anchor is items and items is not None and items.tag == kind:
+                items.append(extra)  # the next item of the list just put back: one list
+                continue
+            items = etree.Element(kind)
+            items.append(extra)
+            extra = items
         if anchor is None:
             kept[0][0].addprevious(extra)
         else:

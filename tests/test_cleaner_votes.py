@@ -120,3 +120,15 @@ def test_a_picture_below_the_teasers_does_not_make_them_part_of_the_article():
     text = clean(body)["text"]
     assert all(p in text for p in PROSE)
     assert "yearly survey" not in text
+
+
+def test_a_list_only_trafilatura_kept_comes_back_as_one_list_of_its_own_kind():
+    """readability drops a list whose items are mostly links; trafilatura keeps it and it is
+    put back. Its items stay one list, numbered if it was, not a list per item."""
+    items = "".join(f'<li>Step {i}: open <a href="/doc/{i}">the tide table for berth number {i} in the north'
+                    f' basin</a> before the ships come in.</li>' for i in range(5))
+    for kind in ("ul", "ol"):
+        html = clean(page(f"<{kind}>{items}</{kind}>"))["html"]
+        assert html.count("<li>") == 5
+        assert html.count(f"<{kind}>") == 1, html
+        assert html.index("Step 0") < html.index("Step 4") < html.index(PROSE[4][:30])
