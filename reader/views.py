@@ -212,19 +212,24 @@ async def browse(request: Request) -> Response:
     )
 
 
+def _chosen(form: FormData) -> tuple[list[int] | None, int | None]:
+    """Which articles a bulk form means: the cards on the page (`ids`), or, without ids,
+    the list's filter up to `until` (the newest article when the page was shown)."""
+    if form.get("ids") is not None:
+        try:
+            return [int(i) for i in str(form.get("ids") or "").split(",") if i.strip()], None
+        except ValueError:
+            raise Invalid("ids must be article ids") from None
+    return None, parse_int(str(form.get("until") or "") or None, "until", low=0)
+
+
 async def mark_many(request: Request) -> Response:
     """POST /articles/read: "mark these read" (ids, the cards on the page) or "mark all
     read" (the list's filter and until, the newest article when the page was shown). Back
     to the list with a notice whose undo restores exactly the articles changed."""
     form = await checked_form(request)
     reader = reader_of(request)
-    ids: list[int] | None = None
-    if form.get("ids") is not None:
-        try:
-            ids = [int(i) for i in str(form.get("ids") or "").split(",") if i.strip()]
-        except ValueError:
-            return error_page(request, 422, "ids must be article ids")
-    until = parse_int(str(form.get("until") or "") or None, "until", low=0) if ids is None else None
+    ids, until = _chosen(form)
     marked = await reader.mark_many(True, ids=ids, within=parse_filter(form), until=until)
     target = back_to(form)
     notice = urlencode({"marked": len(marked.ids), "undo": repr(marked.stamp) if marked.stamp else ""})
@@ -236,13 +241,7 @@ async def tag_many(request: Request) -> Response:
     on the page (ids) or to everything the list's filter matches up to `until`; back to
     the list, saying how many were tagged."""
     form = await checked_form(request)
-    ids: list[int] | None = None
-    if form.get("ids") is not None:
-        try:
-            ids = [int(i) for i in str(form.get("ids") or "").split(",") if i.strip()]
-        except ValueError:
-            return error_page(request, 422, "ids must be article ids")
-    until = parse_int(str(form.get("until") or "") or None, "until", low=0) if ids is None else None
+    ids, until = _chosen(form)
     tagged = await reader_of(request).tag_many(str(form.get("tags") or ""), ids=ids, within=parse_filter(form),
                                                until=until)
     target = back_to(form)
