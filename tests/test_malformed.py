@@ -161,3 +161,9 @@ async def test_a_redirect_to_a_host_that_cannot_be_looked_up_is_a_fetch_error(pa
         with pytest.raises(FetchError) as caught:
             await fetch(client, url, max_bytes=10_000, deadline=10)
     assert str(caught.value)
+
+
+@pytest.mark.parametrize("path", ["/articles/read", "/articles/tags"])
+async def test_a_bulk_form_with_ids_that_are_not_numbers_is_a_422_page(client, path):
+    page = await client.post(path, data={"ids": "1,two", "tags": "x", "next": "/"})
+    assert page.status_code == 422 and "ids must be article ids" in page.text
