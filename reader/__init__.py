@@ -29,6 +29,9 @@ The data flow, module by module:
     prewarm      imported by the pool's fork server only: the cleaner's and the feed
                  parser's first calls, made once there instead of in every pool process
     cleaner      two extractors vote on the article's blocks; metadata, structure, plain text
+    furniture    after the vote: cross-references, rights lines, closing headings dropped
+    standfirst   after the vote: the lead paragraph beside the title put back
+    blocks       what all three read an article as: voting units, their text, words, triples
     fetch/       the only HTTP client: guard (address check), sample_site, client, inflate
                  (bounded decompression), and fetch itself (size cap, deadline)
     sanitize     the one nh3 cleaner for every piece of outside HTML

@@ -45,7 +45,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +52,7 @@ import lxml.html
 from lxml import etree
 
 from .fetch import FetchError
+from .blocks import WORD, Block, Opinion, drop, text_of, triples_in_order, voting_units, words_of
 from .furniture import drop_furniture
 from .sanitize import clean_html, plain_text
 from .standfirst import restore_lead
@@ -66,9 +66,6 @@ class ExtractError(FetchError):
 TRAILING_MIN_WORDS = 20
 # This many short blocks in a row after the article's last agreed block end it.
 TRAILING_END_RUN = 2
-# Share of a block's word triples the other extractor must also have for the block to count
-# as agreed.
-AGREE = 0.5
 # A block only readability found, shorter than LINKY_MAX_WORDS words and with more than
 # LINKY of its text in links, is a list of links; one under SHORT_WORDS words is a label.
 LINKY = 0.3
@@ -86,14 +83,6 @@ PUT_BACK_MIN_WORDS = 5
 # Share of the leading heading's words that must be in the page's title for it to be the title.
 TITLE_WORDS = 0.75
 
-# The units votes are taken on: the outermost of these elements. A table, a figure or a
-# quote is voted on whole, so it is never torn apart.
-_UNITS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "pre", "blockquote", "table", "figure",
-          "dt", "dd", "ul", "ol", "dl", "figcaption"}
-_LISTS = {"ul", "ol", "dl"}
-_BLOCKS = _UNITS | {"div", "section", "article", "main", "header", "footer", "aside", "body", "html",
-                    "tr", "td", "th", "thead", "tbody", "details", "summary", "hr", "br", "form", "nav"}
-_WORD = re.compile(r"\w+", re.UNICODE)
 _HEADING = re.compile(r"^h([1-6])$")
 
 
@@ -259,7 +248,7 @@ def _readability(tree: etree._Element) -> etree._Element | None:
         root = lxml.html.fragment_fromstring(summary, create_parent="div")
     except Exception:  # readability raises on pages it cannot parse; trafilatura may still cope
         return None
-    return root if _text(root).strip() else None
+    return root if text_of(root).strip() else None
 
 
 def _readability_class() -> type:
@@ -313,102 +302,6 @@ def _Readability(tree: etree._Element) -> Any:
 _READABILITY: type | None = None
 
 
-def _text(element: etree._Element) -> str:
-    """Text of an element with a space at every block edge, so blocks never run together."""
-    parts: list[str] = []
-
-    def walk(el: etree._Element) -> None:
-        block = isinstance(el.tag, str) and el.tag in _BLOCKS
-        if isinstance(el.tag, str):
-            if block:
-                parts.append(" ")
-            if el.text:
-                parts.append(el.text)
-            for child in el:
-                walk(child)
-            if block:
-                parts.append(" ")
-        if el.tail:
-            parts.append(el.tail)
-
-    parts.append(element.text or "")
-    for child in element:
-        walk(child)
-    return " ".join("".join(parts).split())
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def _triples(words: list[str]) -> set[tuple[str, ...]]:
-    if len(words) < 3:
-        return {tuple(words)} if words else set()
-    return set(zip(words, words[1:], words[2:]))
-
-
-def _in_order(words: list[str]) -> list[tuple[str, ...]]:
-    """The triples of `_triples`, each where it first occurs in the text."""
-    if len(words) < 3:
-        return [tuple(words)] if words else []
-    return list(zip(words, words[1:], words[2:]))
-
-
-class _Block:
-    """A unit's text, its words and word triples, worked out once: the vote asks about
-    each block more than once."""
-
-    __slots__ = ("text", "words", "triples")
-
-    def __init__(self, text: str):
-        self.text = text
-        self.words = _words(text)
-        self.triples = _triples(self.words)
-
-
-class _Opinion:
-    """One extractor's text, to ask whether it also holds a block."""
-
-    def __init__(self, words: list[str]):
-        self.triples = _triples(words)
-        self.flat = " " + " ".join(words) + " "
-
-    def holds(self, block: _Block) -> bool:
-        if not block.words:
-            return True  # an image or a rule: no words to disagree on
-        if len(block.words) < 3:
-            return f" {' '.join(block.words)} " in self.flat
-        mine = block.triples
-        return len(mine & self.triples) >= AGREE * len(mine)
-
-
-def _units(root: etree._Element) -> Iterator[etree._Element]:
-    """The outermost voting units under root, in document order. A list is split into its
-    items unless it is short enough to be one thought; a div holding loose text is a unit."""
-    for child in root:
-        if not isinstance(child.tag, str):
-            continue
-        if child.tag in _LISTS:
-            yield from (item for item in child if isinstance(item.tag, str))
-        elif child.tag in _UNITS:
-            yield child
-        elif any(isinstance(d.tag, str) and d.tag in _UNITS for d in child.iterdescendants()):
-            yield from _units(child)
-        elif _text(child).strip() and not _inside_sentence(child, root):
-            yield child
-
-
-def _inside_sentence(child: etree._Element, parent: etree._Element) -> bool:
-    """Whether an element is a phrase of its parent's own running text (a link, a formula, an
-    emphasis between loose words) rather than a block beside it: voting on it alone would
-    tear the sentence apart, so it goes with the text around it."""
-    if child.tag in _BLOCKS:
-        return False
-    if parent.text and parent.text.strip():
-        return True
-    return any(sibling.tail and sibling.tail.strip() for sibling in parent)
-
-
 def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Element:
     traf_root = _parse_trafilatura(traf_html) if traf_html else None
     if readable is None:
@@ -416,32 +309,32 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
         return traf_root
     if traf_root is None:
         return readable
-    traf_opinion = _Opinion(_words(_text(traf_root)))
-    read_units = list(_units(readable))
-    blocks = [_Block(_text(u)) for u in read_units]
+    traf_opinion = Opinion(words_of(text_of(traf_root)))
+    read_units = list(voting_units(readable))
+    blocks = [Block(text_of(u)) for u in read_units]
     agreed = [traf_opinion.holds(b) for b in blocks]
     if not any(a and b.words for a, b in zip(agreed, blocks)):
         return traf_root
     # an empty block (a picture, a rule) agrees with anything, so it cannot mark where the
     # article ends: the related-stories box often has one below it
     last = max(i for i, a in enumerate(agreed) if a and blocks[i].words)
-    kept: list[tuple[etree._Element, _Block]] = []
+    kept: list[tuple[etree._Element, Block]] = []
     for i, (unit, block, agree) in enumerate(zip(read_units[:last + 1], blocks, agreed)):
         if agree or _reads_as_text(unit, block.text) or _between_agreed(i, blocks, agreed):
             kept.append((unit, block))
         else:
-            _drop(unit)
+            drop(unit)
     kept += _trailing(read_units[last + 1:], blocks[last + 1:])
-    _put_back(kept, list(_units(traf_root)))
+    _put_back(kept, list(voting_units(traf_root)))
     return readable
 
 
-def _trailing(units: list[etree._Element], blocks: list[_Block]) -> list[tuple[etree._Element, _Block]]:
+def _trailing(units: list[etree._Element], blocks: list[Block]) -> list[tuple[etree._Element, Block]]:
     """The blocks only readability found after the last agreed one: long ones are kept, until
     two short ones in a row ("Like this:", "Related", a date, a "Filed under" line) show that
     the article is over and its furniture has begun; whatever follows them goes too, however
     long (teasers of other stories)."""
-    kept: list[tuple[etree._Element, _Block]] = []
+    kept: list[tuple[etree._Element, Block]] = []
     short_run = 0
     for unit, block in zip(units, blocks):
         if short_run < TRAILING_END_RUN and len(block.text.split()) > TRAILING_MIN_WORDS:
@@ -450,11 +343,11 @@ def _trailing(units: list[etree._Element], blocks: list[_Block]) -> list[tuple[e
             continue
         if block.words:
             short_run += 1
-        _drop(unit)
+        drop(unit)
     return kept
 
 
-def _between_agreed(i: int, blocks: list[_Block], agreed: list[bool]) -> bool:
+def _between_agreed(i: int, blocks: list[Block], agreed: list[bool]) -> bool:
     """Whether block i sits between two agreed paragraphs of prose. A related-stories box or
     a row of tags comes in a run of its own, at an edge of the text or beside other
     furniture; a single short line in the middle of the running text ("Related: ...", a
@@ -471,20 +364,20 @@ def _reads_as_text(unit: etree._Element, text: str) -> bool:
     or of a word or two (labels, "Share", a date) is furniture."""
     if unit.tag == "figure" or unit.find(".//img") is not None:
         return True  # a picture and its caption: few words, but the article's own
-    words = len(_WORD.findall(text))
+    words = len(WORD.findall(text))
     if words < LINKY_MAX_WORDS:
-        linked = sum(len(_text(a)) for a in unit.iter("a"))
+        linked = sum(len(text_of(a)) for a in unit.iter("a"))
         if linked > LINKY * len(text):
             return False
     return words >= (SHORT_WORDS if _HEADING.match(unit.tag) else SHORT_TEXT_WORDS)
 
 
-def _put_back(kept: list[tuple[etree._Element, _Block]], traf_units: list[etree._Element]) -> None:
+def _put_back(kept: list[tuple[etree._Element, Block]], traf_units: list[etree._Element]) -> None:
     """Insert the blocks only trafilatura found, each after the readability block that
     holds the trafilatura block before it."""
     if not kept:
         return
-    read_opinion = _Opinion([word for _, block in kept for word in block.words])
+    read_opinion = Opinion([word for _, block in kept for word in block.words])
     first_triple: dict[tuple[str, ...], etree._Element] = {}
     for unit, block in kept:
         for triple in block.triples:
@@ -492,16 +385,16 @@ def _put_back(kept: list[tuple[etree._Element, _Block]], traf_units: list[etree.
     anchor: etree._Element | None = None
     items: etree._Element | None = None  # the list put back last, which the next items join
     for unit in traf_units:
-        block = _Block(_text(unit))
+        block = Block(text_of(unit))
         if read_opinion.holds(block):
             # in reading order: a set's order changes with each process's hash seed, and
             # then so would where the next block is put back
-            for triple in _in_order(block.words):
+            for triple in triples_in_order(block.words):
                 if triple in first_triple:
                     anchor = first_triple[triple]
                     break
             continue
-        if len(_WORD.findall(block.text)) < PUT_BACK_MIN_WORDS:
+        if len(WORD.findall(block.text)) < PUT_BACK_MIN_WORDS:
             continue  # a label, a date, a lone link: furniture far more often than text
         extra = copy.deepcopy(unit)
         extra.tail = None
@@ -538,24 +431,7 @@ def _parse_trafilatura(traf_html: str) -> etree._Element | None:
         elif parent is not None and parent.tag in {"p", "li", "td", "th", "blockquote", "h1", "h2", "h3", "h4"} \
                 and "\n" not in (pre.text_content() or ""):
             pre.tag = "code"
-    return root if _text(root).strip() else None
-
-
-def _drop(element: etree._Element) -> None:
-    """Remove an element but keep its tail text in place."""
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail = element.tail
-    if tail and tail.strip():
-        previous = element.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(element)
-    if parent.tag in _LISTS and not len(parent):
-        _drop(parent)
+    return root if text_of(root).strip() else None
 
 
 def _finish(article: etree._Element, title: str | None, url: str) -> str:
@@ -563,10 +439,10 @@ def _finish(article: etree._Element, title: str | None, url: str) -> str:
     prints the title), headings shifted to start at h2, sanitized."""
     _flatten_math(article)
     headings = [el for el in article.iter() if isinstance(el.tag, str) and _HEADING.match(el.tag)]
-    units = list(_units(article))
+    units = list(voting_units(article))
     if headings and units and units[0] is headings[0]:
         if _is_title(headings[0], title):
-            _drop(headings.pop(0))
+            drop(headings.pop(0))
     if headings:
         shift = 2 - min(int(h.tag[1]) for h in headings)
         for h in headings:
@@ -595,8 +471,8 @@ def _is_title(heading: etree._Element, title: str | None) -> bool:
     the reader would otherwise never see. With no title known, an h1 is taken for it."""
     if title is None:
         return bool(heading.tag == "h1")
-    mine = _WORD.findall(_text(heading).lower())
-    theirs = set(_WORD.findall(title.lower()))
+    mine = WORD.findall(text_of(heading).lower())
+    theirs = set(WORD.findall(title.lower()))
     return bool(mine) and sum(word in theirs for word in mine) >= TITLE_WORDS * len(mine)
 
 

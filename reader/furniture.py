@@ -18,6 +18,8 @@ import re
 
 from lxml import etree
 
+from .blocks import WORD, drop, text_of, voting_units
+
 # A cross-reference's lead: at most this many words before its link, ending in a colon
 # or a pointing mark.
 XREF_LEAD_WORDS = 4
@@ -32,14 +34,11 @@ CLOSING_AFTER_WORDS = 20
 _LEAD_END = re.compile(r"[:»›>→]\s*$")
 _RIGHTS = re.compile(r"©|\(c\)\s*\d{4}|\ball rights reserved\b", re.I)
 _HEADING = re.compile(r"^h[1-6]$")
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def drop_furniture(article: etree._Element) -> None:
     """Remove the cross-references, rights lines and closing headings from the article."""
-    from .cleaner import _drop, _text, _units
-
-    units = list(_units(article))
+    units = list(voting_units(article))
     if len(units) < 2:
         return  # a page of one block is all article, whatever it looks like
     kept: list[etree._Element] = []
@@ -47,29 +46,27 @@ def drop_furniture(article: etree._Element) -> None:
         if unit.tag in ("figure", "table") or unit.find(".//img") is not None:
             kept.append(unit)
             continue
-        text = _text(unit)
-        words = len(_WORD.findall(text))
+        text = text_of(unit)
+        words = len(WORD.findall(text))
         if _cross_reference(unit, text, words) or (words < RIGHTS_MAX_WORDS and _RIGHTS.search(text)):
-            _drop(unit)
+            drop(unit)
         else:
             kept.append(unit)
     _drop_closing_headings(kept)
 
 
 def _cross_reference(unit: etree._Element, text: str, words: int) -> bool:
-    from .cleaner import _text
-
     if words >= XREF_MAX_WORDS or unit.find(".//a") is None:
         return False
-    links = [a for a in unit.iter("a") if _text(a).strip()]
+    links = [a for a in unit.iter("a") if text_of(a).strip()]
     if not links:
         return False
-    linked = sum(len(_text(a)) for a in links)
+    linked = sum(len(text_of(a)) for a in links)
     if linked < XREF_LINKED * len(text):
         return False
     lead = _lead(unit, links[0])
     # a lead with a number is a date or a count: a dated list of links is the article's
-    return len(_WORD.findall(lead)) <= XREF_LEAD_WORDS and bool(_WORD.search(lead)) and \
+    return len(WORD.findall(lead)) <= XREF_LEAD_WORDS and bool(WORD.search(lead)) and \
         not any(c.isdigit() for c in lead) and bool(_LEAD_END.search(lead))
 
 
@@ -94,19 +91,17 @@ def _lead(unit: etree._Element, first_link: etree._Element) -> str:
 
 def _drop_closing_headings(units: list[etree._Element]) -> None:
     """Drop the headings that end the article (units, in reading order)."""
-    from .cleaner import _drop, _text
-
     # Only in an article that has running text before them: on a page that is a heading
     # and a picture, the heading is the text.
-    if not any(len(_WORD.findall(_text(u))) >= CLOSING_AFTER_WORDS for u in units[:-1]):
+    if not any(len(WORD.findall(text_of(u))) >= CLOSING_AFTER_WORDS for u in units[:-1]):
         return
     units = list(units)
     while len(units) > 1:
         last = units[-1]
         if _HEADING.match(last.tag) and last.find(".//img") is None:
-            _drop(last)
+            drop(last)
             units.pop()
-        elif not _WORD.search(_text(last)) and last.find(".//img") is None and last.tag != "hr":
+        elif not WORD.search(text_of(last)) and last.find(".//img") is None and last.tag != "hr":
             units.pop()  # an empty block after the heading does not count as its section
         else:
             break

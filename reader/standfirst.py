@@ -15,6 +15,8 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from .blocks import BLOCKS, WORD, Block, Opinion, text_of, voting_units, words_of
+
 # A lead block has at least this many words, and at most this share of its text in links.
 LEAD_MIN_WORDS = 10
 LEAD_MAX_LINKED = 0.3
@@ -38,27 +40,25 @@ _TEXT_BLOCKS = {"p", "div", "section", "header", "h2", "h3", "h4", "h5", "h6", "
 def restore_lead(tree: etree._Element, article: etree._Element) -> None:
     """Insert the page's lead paragraph at the top of article when the extractors left it
     out. tree is the page as both extractors read it; it is not changed."""
-    from .cleaner import _BLOCKS, _WORD, _Block, _Opinion, _text, _units, _words
-
-    units = list(_units(article))
+    units = list(voting_units(article))
     if not units:
         return
-    titles = [h for h in tree.iter("h1") if _WORD.search(_text(h))]
+    titles = [h for h in tree.iter("h1") if WORD.search(text_of(h))]
     if not titles:
         return
     # The body starts at one of the article's first blocks, and a lead is not repeated
     # further down: its opening is enough to compare with, and far cheaper than the whole.
-    held = _Opinion(_words(" ".join(_text(u) for u in units[:OPENING_BLOCKS])))
-    title = _Opinion(_words(_text(titles[0])))
+    held = Opinion(words_of(" ".join(text_of(u) for u in units[:OPENING_BLOCKS])))
+    title = Opinion(words_of(text_of(titles[0])))
     found: list[etree._Element] = []
     seen = 0
     for el in _after(titles[0]):
         if el.tag not in _TEXT_BLOCKS or _inside_skipped(el):
             continue
-        if any(isinstance(d.tag, str) and d.tag in _BLOCKS and d.tag != "br" for d in el.iterdescendants()):
+        if any(isinstance(d.tag, str) and d.tag in BLOCKS and d.tag != "br" for d in el.iterdescendants()):
             continue  # only the innermost blocks: their text is read once
-        text = _text(el)
-        block = _Block(text)
+        text = text_of(el)
+        block = Block(text)
         if not block.words:
             continue
         seen += 1
@@ -74,7 +74,7 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
             continue  # a lead is written in sentences; a byline or dateline is not, and tells the time
         if el.find(".//script") is not None or el.find(".//style") is not None:
             continue
-        linked = sum(len(_text(a)) for a in el.iter("a"))
+        linked = sum(len(text_of(a)) for a in el.iter("a"))
         if linked > LEAD_MAX_LINKED * len(text):
             continue
         found.append(el)
@@ -84,11 +84,11 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
         return  # the body never came after this title: the title is not the article's
     # below the article's own copy of the title, if it opens with one, above all else
     first = units[0]
-    if len(units) > 1 and _HEADING.match(first.tag) and (first.tag == "h1" or title.holds(_Block(_text(first)))):
+    if len(units) > 1 and _HEADING.match(first.tag) and (first.tag == "h1" or title.holds(Block(text_of(first)))):
         first = units[1]
     for el in found:
         lead = etree.Element("p")
-        lead.text = _text(el)
+        lead.text = text_of(el)
         first.addprevious(lead)
 
 
