@@ -45,17 +45,23 @@ from __future__ import annotations
 import copy
 import json
 import re
+from html import unescape
 from pathlib import Path
 from typing import Any
 
 import lxml.html
 from lxml import etree
 
-from .fetch import FetchError
 from .blocks import WORD, Block, Opinion, drop, text_of, triples_in_order, voting_units, words_of
+from .fetch import FetchError
 from .furniture import drop_furniture
 from .sanitize import clean_html, plain_text
 from .standfirst import restore_lead
+
+# trafilatura, htmldate and readability are imported inside the functions that call them:
+# this module is imported by every process that hands pages to the pool, and only the pool
+# processes (and `reader clean`) clean; the serving process never pays their import time
+# (about a second) or their memory.
 
 
 class ExtractError(FetchError):
@@ -202,8 +208,6 @@ def _metadata(tree: etree._Element, url: str, date_params: dict[str, Any]) -> di
     """The four fields we show, found the way trafilatura's metadata pass finds them (meta
     tags, then JSON-LD, then the page's own headings and bylines; the date by htmldate),
     and cleaned up as it cleans them. None of these steps edits the tree."""
-    from html import unescape
-
     from htmldate import find_date
     from trafilatura.metadata import (META_URL, examine_meta, extract_author, extract_meta_json, extract_sitename,
                                       extract_title, extract_url)
