@@ -301,3 +301,36 @@ async def test_the_live_poll_keeps_naming_the_pages_list_on_the_cards_it_swaps_i
     queue_page = (await quiet.get("/queue")).text
     assert 'hx-get="/live"' in queue_page
     assert f'<a href="/articles/{a}">' in (await quiet.get("/live", params={"id": a})).text
+
+
+async def test_undoing_a_bulk_read_restores_each_articles_state_before_it_place_included(quiet, pages):
+    _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await tap_and_clean(quiet, [a, b, c, d, e])
+    for article_id in (a, b):
+        assert (await quiet.get(f"/articles/{article_id}")).status_code == 200  # opened: read
+    await quiet.put(f"/api/articles/{a}/position", json={"position": 0.4})  # left part-way
+    await quiet.put(f"/api/articles/{d}/position", json={"position": 0.25})
+    await quiet.delete(f"/api/articles/{d}/read")  # unread again, its place kept
+
+    async def state(article_id: int) -> tuple:
+        article = (await quiet.get(f"/api/articles/{article_id}")).json()
+        return article["read"], article["read_position"]
+
+    before = {i: await state(i) for i in (a, b, c, d, e)}
+    assert before[a] == (True, 0.4) and before[b] == (True, None) and before[d] == (False, 0.25)
+    marked = await quiet.post("/articles/read", data={"ids": f"{a},{b},{c},{d}", "next": "/?state=ready&unread=1"})
+    assert marked.status_code == 303
+    page = (await quiet.get(marked.headers["location"])).text
+    assert card_ids(page) == [e]
+    assert await state(a) == (True, 1.0)  # done with: its place moved to the end
+    # c is opened meanwhile (opening keeps the bulk read's stamp: the undo still covers it)
+    assert (await quiet.get(f"/articles/{c}")).status_code == 200
+    stamp = re.search(r'name="stamp" value="([^"]+)"', page).group(1)
+    undo = await quiet.post("/articles/read/undo", data={"stamp": stamp, "next": "/?state=ready&unread=1"})
+    assert undo.status_code == 303 and undo.headers["location"].endswith("restored=3")
+    assert {i: await state(i) for i in (a, b, c, d, e)} == before
+    page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    assert card_ids(page) == [a, c, d, e] and "40% read" in page  # b was done with before, and still is
+    # undone once: a second undo of the same stamp changes nothing
+    again = await quiet.post("/articles/read/undo", data={"stamp": stamp, "next": "/"})
+    assert again.headers["location"].endswith("restored=0")

@@ -103,6 +103,9 @@ def selection(params: dict[str, Any], *, ids: Sequence[int] | None, until: int |
 _TO_THE_END = f"""read_position = CASE WHEN read_position < {FINISHED} THEN 1.0 ELSE read_position END,
     read_position_at = CASE WHEN read_position < {FINISHED} THEN :now ELSE read_position_at END"""
 _DONE = f"read_at = :now, {_TO_THE_END}"
+# How long (seconds) the state before a bulk read is kept for its undo.
+UNDO_KEPT = 7 * 24 * 3600
+
 _NOT_READ = f"""read_at = NULL,
     read_position = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position END,
     read_position_at = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position_at END"""
@@ -287,25 +290,54 @@ class ArticleStore(StoreBase):
         where = selection(params, ids=ids, until=until, state=state, feed_id=feed_id, unread=unread,
                           starred=starred, match=match, tag=tag, folder=folder)
         where.append(NOT_DONE if read else "a.read_at IS NOT NULL")
-        change = _DONE if read else _NOT_READ
+        chosen = f"SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where)}"
         async with self._transaction() as db:
+            if not read:
+                rows = await rows_of(db, f"UPDATE articles SET {_NOT_READ} WHERE id IN ({chosen}) RETURNING id",
+                                     params)
+                return sorted(int(r["id"]) for r in rows), now
+            # What each article was before, for the undo (see unmark_stamp); undo rows are
+            # worth keeping only as long as a notice offering the undo may still be open.
+            await db.execute("DELETE FROM read_undo WHERE stamp < ?", (now - UNDO_KEPT,))
+            await db.execute(
+                f"""
+                INSERT INTO read_undo (stamp, article_id, read_at, read_position, read_position_at)
+                SELECT :now, id, read_at, read_position, read_position_at FROM articles WHERE id IN ({chosen})
+                """,
+                params,
+            )
             rows = await rows_of(
                 db,
                 f"""
-                UPDATE articles SET {change}
-                WHERE id IN (SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where)})
+                UPDATE articles SET {_DONE}
+                WHERE id IN (SELECT article_id FROM read_undo WHERE stamp = :now)
                 RETURNING id
                 """,
-                params,
+                {"now": now},
             )
         return sorted(int(r["id"]) for r in rows), now
 
     async def unmark_stamp(self, stamp: float) -> list[int]:
-        """Undo a bulk read: every article whose read_at is exactly that batch's stamp is
-        unread again (one opened since keeps its stamp: opening never rewrites read_at)."""
+        """Undo a bulk read: every article whose read_at is still exactly that batch's
+        stamp gets back the state it had before (unread, or read and left part-way with
+        its place); one opened since keeps its stamp (opening never rewrites read_at), one
+        marked again since is left as it is. A place moved since the bulk read stays."""
         async with self._transaction() as db:
-            rows = await rows_of(db, f"UPDATE articles SET {_NOT_READ} WHERE read_at = :now RETURNING id",
-                                 {"now": stamp})
+            rows = await rows_of(
+                db,
+                """
+                UPDATE articles SET read_at = u.read_at,
+                    read_position = CASE WHEN articles.read_position_at IS :stamp
+                                         THEN u.read_position ELSE articles.read_position END,
+                    read_position_at = CASE WHEN articles.read_position_at IS :stamp
+                                            THEN u.read_position_at ELSE articles.read_position_at END
+                FROM read_undo u
+                WHERE u.stamp = :stamp AND u.article_id = articles.id AND articles.read_at = :stamp
+                RETURNING articles.id
+                """,
+                {"stamp": stamp},
+            )
+            await db.execute("DELETE FROM read_undo WHERE stamp = ?", (stamp,))
         return sorted(int(r["id"]) for r in rows)
 
     async def line(self) -> list[dict[str, Any]]:

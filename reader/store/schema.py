@@ -397,10 +397,31 @@ END;
 async def _v9_to_v10(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V10)
 
+
+# Version 11: what a bulk read changed, so that its undo restores exactly the state
+# before. A bulk read is done with an article left part-way (its place moves to the end);
+# without the place it had, its undo could only bring it back unread at the start.
+SCHEMA_V11 = """
+CREATE TABLE read_undo (
+    stamp            REAL NOT NULL,     -- the read_at the bulk read gave its articles
+    article_id       INTEGER NOT NULL REFERENCES articles (id) ON DELETE CASCADE,
+    read_at          REAL,              -- the article's state before it
+    read_position    REAL,
+    read_position_at REAL,
+    PRIMARY KEY (stamp, article_id)
+) WITHOUT ROWID;
+-- deleting an article checks for its rows
+CREATE INDEX read_undo_by_article ON read_undo (article_id);
+"""
+
+
+async def _v10_to_v11(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V11)
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
-    _v9_to_v10]
+    _v9_to_v10, _v10_to_v11]
 
 
 async def migrate(db: aiosqlite.Connection) -> None:
