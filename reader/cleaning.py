@@ -385,14 +385,25 @@ class Cleaner:
 
     async def _keep_claim(self, run: Run) -> None:
         """Renew the claim while the extraction runs, so a slow but live holder is never
-        robbed. Stops when the claim has passed to someone else (fenced by run id)."""
+        robbed. Stops when the claim has passed to someone else (fenced by run id). A
+        renewal that fails is tried again sooner than the next beat, and nothing it
+        raises ends the renewing: a keeper that died with an error let the claim expire
+        under a live holder."""
+        beat = self.settings.claim_ttl / 3
+        delay = beat
         while True:
-            await asyncio.sleep(self.settings.claim_ttl / 3)
+            await asyncio.sleep(delay)
             try:
                 renewed = await self.store.renew(run, self.settings.claim_ttl)
-            except StorageError as exc:  # nobody else can write either; try at the next beat
+            except StorageError as exc:  # nobody else can write either
                 log.warning("could not renew the claim on article %s: %s", run.article_id, exc.message)
+                delay = beat / 3
                 continue
+            except Exception:
+                log.exception("renewing the claim on article %s failed", run.article_id)
+                delay = beat / 3
+                continue
+            delay = beat
             if not renewed:
                 log.warning("lost the claim on article %s; the result will still be kept", run.article_id)
                 return

@@ -39,6 +39,22 @@ class PoolUnavailable(Exception):
     as an OOM kill does): a failure of the machine, not of the article."""
 
 
+class _Broken(Exception):
+    """The pool `executor` broke under a piece of work (a process of it died)."""
+
+    def __init__(self, executor: concurrent.futures.Executor):
+        super().__init__("an extraction process died")
+        self.executor = executor
+
+
+def _cancel_submitted(submitting: asyncio.Future[tuple[concurrent.futures.Executor, concurrent.futures.Future[Any]]]
+                      ) -> None:
+    """The caller went away while its work was being submitted: cancel the work if it has
+    not started."""
+    if not submitting.cancelled() and submitting.exception() is None:
+        submitting.result()[1].cancel()
+
+
 class CpuPool:
     """Runs CPU-bound functions off the event loop: in worker processes (the default,
     so extraction does not even compete for the GIL), or in one thread when
@@ -82,19 +98,41 @@ class CpuPool:
         )
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        executor = self._started()
         try:
-            return await loop.run_in_executor(executor, fn, *args)
-        except BrokenProcessPool:
+            return await self._run_once(fn, args)
+        except _Broken as broken:
             log.warning("an extraction process died; starting a new pool and trying once more")
-            self._replace(executor)
+            await asyncio.to_thread(self._replace, broken.executor)
+        try:
+            return await self._run_once(fn, args)
+        except _Broken as broken:
+            await asyncio.to_thread(self._replace, broken.executor)  # the next work starts on a sound pool
+            raise PoolUnavailable("the extraction processes died twice in a row; the work is kept for later") from broken
+
+    async def _run_once(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        # Submitting is done from a thread, never the event loop's: a process pool starts
+        # its processes inside submit(), and starting one waits for the fork server, which
+        # on a loaded machine took seconds (2 s at load 12 for the first one, while the
+        # server imported trafilatura). A loop stopped that long renews no claim: a live
+        # holder's claim expired and a second worker cleaned the article again.
+        submitting = asyncio.ensure_future(asyncio.to_thread(self._submit, fn, args))
+        try:
+            executor, future = await asyncio.shield(submitting)
+        except asyncio.CancelledError:
+            submitting.add_done_callback(_cancel_submitted)
+            raise
+        try:
+            return await asyncio.wrap_future(future)
+        except BrokenProcessPool as exc:
+            raise _Broken(executor) from exc
+
+    def _submit(self, fn: Callable[..., T], args: tuple[Any, ...]
+                ) -> tuple[concurrent.futures.Executor, concurrent.futures.Future[T]]:
         executor = self._started()
         try:
-            return await loop.run_in_executor(executor, fn, *args)
+            return executor, executor.submit(fn, *args)
         except BrokenProcessPool as exc:
-            self._replace(executor)  # the next piece of work starts on a sound pool
-            raise PoolUnavailable("the extraction processes died twice in a row; the work is kept for later") from exc
+            raise _Broken(executor) from exc
 
     def _replace(self, broken: concurrent.futures.Executor) -> None:
         """Swap in a new executor, once however many callers saw the same one break."""

@@ -5,6 +5,8 @@ racing, against real SQLite files, real page servers and real processes."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sys
 import threading
 import time
@@ -328,3 +330,107 @@ async def test_after_a_clock_jump_robs_a_live_holder_the_result_is_stored_once(s
 async def _expired(store: Store, article_id: int) -> bool:
     holder = await store.claim_holder(article_id)
     return holder is None or holder["expires_at"] < time.time()
+
+
+LATE_CONTENT = {"title": "Late", "author": None, "published": None, "html": "<p>late but alive</p>",
+                "text": "late but alive", "words": 3}
+
+
+async def _lapse_and_drop(reader, article_id: int) -> None:
+    """Let the article's claim run out, then have someone's take of another article drop
+    it (every claim taken first closes the expired ones): what a late renewal meets."""
+    await wait_for(lambda: _expired(reader.store, article_id))
+    other = await reader.store.save_link(f"http://example.invalid/other-{article_id}")
+    assert await reader.store.claim(other[0], "someone-else", ttl=30) is not None
+    assert await reader.store.claim_holder(article_id) is None
+
+
+async def test_a_late_renewal_with_nobody_taking_over_gets_the_claim_back(settings, pages):
+    async with running(settings, worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["late"])
+        late = await reader.store.claim(ids["late"], "late-holder", ttl=0.2)
+        await _lapse_and_drop(reader, ids["late"])
+        # Late is not dead: nobody claimed the article meanwhile, so the claim is its own again
+        assert await reader.store.renew(late, 30)
+        assert (await reader.store.claim_holder(ids["late"]))["run_id"] == late.id
+        assert await reader.store.claim(ids["late"], "third", ttl=30) is None  # not up for grabs
+        await reader.store.store_cleaned(late, LATE_CONTENT)
+        runs = await _runs(reader.store, ids["late"])
+    assert [r["outcome"] for r in runs] == ["cached"]
+
+
+async def test_a_late_result_with_nobody_taking_over_is_recorded_as_the_runs_own(settings, pages):
+    """A holder whose claim lapsed and was dropped, with nobody claiming the article since,
+    comes back with its result: the ledger says cached (or failed), not abandoned, and a
+    failure is the article's, so that started = cached + failed holds."""
+    async with running(settings, worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["late-cached", "late-failed"])
+        cached = await reader.store.claim(ids["late-cached"], "late-holder", ttl=0.2)
+        failed = await reader.store.claim(ids["late-failed"], "late-holder", ttl=0.2)
+        await _lapse_and_drop(reader, ids["late-cached"])
+        await _lapse_and_drop(reader, ids["late-failed"])
+        await reader.store.store_cleaned(cached, LATE_CONTENT)
+        await reader.store.store_failed(failed, "fetch failed: 404 Not Found")
+        outcomes = {slug: [r["outcome"] for r in await _runs(reader.store, ids[slug])] for slug in ids}
+        article = await reader.store.get_article(ids["late-failed"])
+        stats = await reader.store.stats()
+    assert outcomes == {"late-cached": ["cached"], "late-failed": ["failed"]}
+    assert article["state"] == "failed" and article["error"] == "fetch failed: 404 Not Found"
+    # the two "someone-else" claims are still running
+    assert (stats["cached"], stats["failed"], stats["abandoned"], stats["running"]) == (1, 1, 0, 2)
+
+
+def _forkserver_of(pid: int) -> int | None:
+    """The multiprocessing fork server among a process's children, if it has started."""
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                children = [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+        for child in children:
+            try:
+                with open(f"/proc/{child}/cmdline", "rb") as f:
+                    if b"forkserver" in f.read():
+                        return child
+            except OSError:
+                continue
+    return None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the fork server through /proc")
+async def test_a_holder_whose_extraction_processes_are_slow_to_start_keeps_its_claim(settings, pages):
+    """Under heavy load, starting the first extraction process (it waits for the fork
+    server, busy importing trafilatura) once stopped a worker's event loop for longer than
+    the claim's life: no renewal, and a second worker cleaned the article again. Here the
+    worker process's fork server is stopped outright while the article waits to be cleaned,
+    far past the claim's life (1 s); the worker must keep renewing, and the in-process
+    worker of this reader, pulling from the same line, must never get the article."""
+    async with running(settings, worker=False) as reader:
+        ids = await _subscribe(reader, pages, ["slow-start"])
+        article_id = ids["slow-start"]
+    with worker_process(settings, ttl=1.0) as proc:
+        server = await wait_for(lambda: _forkserver_of(proc.pid), timeout=30)
+        os.kill(server, signal.SIGSTOP)
+        try:
+            async with running(settings, worker=False) as tapper:
+                await tapper.store.queue(article_id)
+                await wait_for(lambda: pages.hits["/slow-start.html"] == 1, timeout=20)
+                first = await tapper.store.claim_holder(article_id)
+                assert first is not None
+            async with running(settings) as reader:  # a worker pulling from the same line
+
+                async def renewed_well_past_its_first_life() -> bool:
+                    holder = await reader.store.claim_holder(article_id)
+                    assert holder is not None and holder["run_id"] == first["run_id"], \
+                        ("the claim passed on", await _runs(reader.store, article_id), "".join(proc.lines)[-3000:])
+                    return holder["expires_at"] > first["expires_at"] + 3.0
+
+                await wait_for(renewed_well_past_its_first_life, timeout=30, interval=0.05)
+                os.kill(server, signal.SIGCONT)
+                await wait_for(lambda: reader.store.get_content(article_id), timeout=60)
+                runs = await _runs(reader.store, article_id)
+        finally:
+            os.kill(server, signal.SIGCONT)
+    assert [(r["outcome"], r["worker"].startswith("worker")) for r in runs] == [("cached", True)]
+    assert pages.hits["/slow-start.html"] == 1

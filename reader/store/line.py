@@ -106,8 +106,8 @@ class LineStore(StoreBase):
     async def take_next(self, worker: str, ttl: float) -> Run | None:
         """A worker takes the next article in line and makes it its own, in one
         transaction: pick, claim and open a ledger run, with no gap between them."""
-        now = time.time()
         async with self._transaction() as db:
+            now = time.time()  # read once the lock is ours: waiting for it must not eat the claim's life
             await _close_expired(db, now)
             rows = await rows_of(db, 
                 f"SELECT q.article_id FROM queue q WHERE {_WAITING} {_SERVICE_ORDER} LIMIT 1",
@@ -120,8 +120,8 @@ class LineStore(StoreBase):
     async def claim(self, article_id: int, worker: str, ttl: float, kind: str = "fetch") -> Run | None:
         """The direct lane: claim one article, unless someone holds a live claim on it,
         or (except for a reclean, which replaces the text) it is cleaned already."""
-        now = time.time()
         async with self._transaction() as db:
+            now = time.time()  # as in take_next
             await _close_expired(db, now)
             rows = await rows_of(db, 
                 """
@@ -142,13 +142,25 @@ class LineStore(StoreBase):
             await _close_expired(db, time.time())
 
     async def renew(self, run: Run, ttl: float) -> bool:
-        """Extend a live claim. Fenced: a run whose claim was taken over cannot renew."""
+        """Extend this run's claim. Fenced: a run whose claim was taken over cannot renew.
+        A claim that lapsed (a renewal came late) and was dropped by someone's take, with
+        nobody taking the article since, is still this run's: it is made again and the
+        run is running again. A late holder is not a dead one."""
         async with self._transaction() as db:
+            expires = time.time() + ttl
             cur = await db.execute(
                 "UPDATE claims SET expires_at = ? WHERE article_id = ? AND run_id = ?",
-                (time.time() + ttl, run.article_id, run.id),
+                (expires, run.article_id, run.id),
             )
-            return cur.rowcount > 0
+            if cur.rowcount > 0:
+                return True
+            if not await _holds(db, run):
+                return False
+            await db.execute("INSERT INTO claims (article_id, run_id, expires_at) VALUES (?, ?, ?)",
+                             (run.article_id, run.id, expires))
+            await db.execute("UPDATE runs SET outcome = NULL, finished_at = NULL, error = NULL"
+                             " WHERE id = ? AND outcome = 'abandoned' AND error = ?", (run.id, EXPIRED))
+            return True
 
     async def release(self, run: Run) -> None:
         """Give a claim back without a result (shutdown): the run is abandoned and the
@@ -176,15 +188,14 @@ class LineStore(StoreBase):
             if rows[0]["crashes"] + 1 < limit:
                 await _finish(db, run, "abandoned", note)
                 return False
-            holds = await rows_of(db,
-                "SELECT 1 FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id))
+            holds = await _holds(db, run)
             if holds and run.kind != "reclean":  # as store_failed: a reclean keeps the text it had
                 await db.execute("UPDATE articles SET error = ?, failed_at = ? WHERE id = ?"
                                  " AND NOT EXISTS (SELECT 1 FROM contents WHERE article_id = ?)",
                                  (reason, time.time(), run.article_id, run.article_id))
                 await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
-            await _finish(db, run, "failed", reason)
-            return bool(holds)
+            await _finish(db, run, "failed", reason, revive=holds)
+            return holds
 
     async def claim_holder(self, article_id: int) -> dict[str, Any] | None:
         return await self._one("SELECT * FROM claims WHERE article_id = ?", (article_id,))
@@ -197,10 +208,12 @@ class LineStore(StoreBase):
         paid for); the first stored content wins, with its images. A reclean run replaces
         the text and images instead, but only while it holds the claim."""
         async with self._transaction() as db:
+            holds = await _holds(db, run)
             if run.kind == "reclean":
-                if not await _replace_content(db, run, content, images):
+                if not holds:
                     await _finish(db, run, "cached", None, received)
                     return
+                await _replace_content(db, run, content, images)
             else:
                 rows = await rows_of(
                     db,
@@ -226,7 +239,7 @@ class LineStore(StoreBase):
             await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
             if page is not None:
                 await _keep_page(db, run.article_id, page, self.raw_pages_budget)
-            await _finish(db, run, "cached", None, received)
+            await _finish(db, run, "cached", None, received, revive=holds)
 
     async def store_failed(self, run: Run, error: str, page: RawPage | None = None, received: int = 0) -> None:
         """Record why extraction failed. Whatever good content exists stays untouched (a
@@ -235,9 +248,7 @@ class LineStore(StoreBase):
         article's state belongs to the new holder. A page that arrived but could not be
         cleaned is kept all the same: a better cleaner can try it again."""
         async with self._transaction() as db:
-            holds = await rows_of(db, 
-                "SELECT 1 FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id)
-            )
+            holds = await _holds(db, run)
             if holds and run.kind != "reclean":
                 await db.execute(
                     "UPDATE articles SET error = ?, failed_at = ? WHERE id = ?"
@@ -247,10 +258,14 @@ class LineStore(StoreBase):
                 await db.execute("DELETE FROM queue WHERE article_id = ?", (run.article_id,))
             if holds and page is not None:
                 await _keep_page(db, run.article_id, page, self.raw_pages_budget)
-            await _finish(db, run, "failed", error, received)
+            await _finish(db, run, "failed", error, received, revive=holds)
 
     async def get_content(self, article_id: int) -> dict[str, Any] | None:
         return await self._one("SELECT * FROM contents WHERE article_id = ?", (article_id,))
+
+
+# The note on a run whose claim ran out before it finished (its holder died, or was late).
+EXPIRED = "claim expired before the run finished"
 
 
 async def _close_expired(db: aiosqlite.Connection, now: float) -> None:
@@ -259,10 +274,10 @@ async def _close_expired(db: aiosqlite.Connection, now: float) -> None:
     await db.execute(
         """
         UPDATE runs SET outcome = 'abandoned', finished_at = :now,
-            error = 'claim expired before the run finished'
+            error = :expired
         WHERE outcome IS NULL AND id IN (SELECT run_id FROM claims WHERE expires_at <= :now)
         """,
-        {"now": now},
+        {"now": now, "expired": EXPIRED},
     )
     await db.execute("DELETE FROM claims WHERE expires_at <= ?", (now,))
 
@@ -276,10 +291,10 @@ async def _claim_in(
     await db.execute(
         """
         UPDATE runs SET outcome = 'abandoned', finished_at = :now,
-            error = 'claim expired before the run finished'
+            error = :expired
         WHERE id = (SELECT run_id FROM claims WHERE article_id = :id) AND outcome IS NULL
         """,
-        {"id": article_id, "now": now},
+        {"id": article_id, "now": now, "expired": EXPIRED},
     )
     rows = await rows_of(db, 
         "INSERT INTO runs (article_id, lane, worker, started_at, kind) VALUES (?, ?, ?, ?, ?) RETURNING id",
@@ -295,12 +310,35 @@ async def _claim_in(
     return Run(id=run_id, article_id=article_id, url=url, lane=lane, kind=kind)
 
 
-async def _finish(db: aiosqlite.Connection, run: Run, outcome: str, error: str | None, received: int = 0) -> None:
+async def _holds(db: aiosqlite.Connection, run: Run) -> bool:
+    """Inside a write transaction: is the article still this run's to write? Yes while
+    the claim row is its own, expired or not; and yes when its claim lapsed and was
+    dropped by someone's take (_close_expired) but nobody has claimed the article since:
+    its result is then the only one, and is recorded as such rather than as abandoned."""
+    rows = await rows_of(
+        db,
+        """
+        SELECT EXISTS (SELECT 1 FROM claims WHERE article_id = :article AND run_id = :run)
+            OR (NOT EXISTS (SELECT 1 FROM claims WHERE article_id = :article)
+                AND NOT EXISTS (SELECT 1 FROM runs WHERE article_id = :article AND id > :run)
+                AND EXISTS (SELECT 1 FROM runs WHERE id = :run
+                            AND (outcome IS NULL OR (outcome = 'abandoned' AND error = :expired))))
+        """,
+        {"article": run.article_id, "run": run.id, "expired": EXPIRED},
+    )
+    return bool(rows[0][0])
+
+
+async def _finish(db: aiosqlite.Connection, run: Run, outcome: str, error: str | None, received: int = 0,
+                  *, revive: bool = False) -> None:
     """Close a run and drop its claim. Both fenced by run id: a run cannot release a
-    claim that has passed to someone else, nor rewrite an outcome already recorded."""
+    claim that has passed to someone else, nor rewrite an outcome already recorded;
+    except (`revive`, for a run that still holds the article) the `abandoned` that a
+    lapsed claim was given, which its real outcome replaces."""
     await db.execute(
-        "UPDATE runs SET outcome = ?, error = ?, finished_at = ?, bytes = bytes + ? WHERE id = ? AND outcome IS NULL",
-        (outcome, error, time.time(), received, run.id),
+        "UPDATE runs SET outcome = ?, error = ?, finished_at = ?, bytes = bytes + ? WHERE id = ?"
+        " AND (outcome IS NULL OR (? AND outcome = 'abandoned' AND error = ?))",
+        (outcome, error, time.time(), received, run.id, revive, EXPIRED),
     )
     await db.execute("DELETE FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id))
 
@@ -310,13 +348,9 @@ def _content_params(content: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _replace_content(db: aiosqlite.Connection, run: Run, content: dict[str, Any],
-                           images: Sequence[StoredImage]) -> bool:
-    """A reclean's result in place of the article's text and images, if the run still
-    holds the claim (else the new holder's result is the one that counts)."""
-    holds = await rows_of(db, "SELECT 1 FROM claims WHERE article_id = ? AND run_id = ?",
-                          (run.article_id, run.id))
-    if not holds:
-        return False
+                           images: Sequence[StoredImage]) -> None:
+    """A reclean's result in place of the article's text and images (the caller checked
+    that the run still holds the article: else the new holder's result counts)."""
     params = {**_content_params(content), "article_id": run.article_id, "now": time.time()}
     await db.execute(
         """
@@ -334,7 +368,6 @@ async def _replace_content(db: aiosqlite.Connection, run: Run, content: dict[str
         (run.article_id, kept),
     )
     await _insert_images(db, run.article_id, images)
-    return True
 
 
 async def _insert_images(db: aiosqlite.Connection, article_id: int, images: Sequence[StoredImage]) -> None:
