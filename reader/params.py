@@ -37,11 +37,13 @@ def parse_int(value: Any, name: str, default: int | None = None, *, low: int = 1
     (None or "") is `default`."""
     if value is None or value == "":
         return default
-    if isinstance(value, bool):
+    # JSON's 1e400 is an infinite float (int() raises OverflowError: a 500), and 1.5 would
+    # quietly become 1: a float counts only when it is whole and finite.
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
         raise Invalid(f"{name} must be an integer")
     try:
         number = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise Invalid(f"{name} must be an integer") from None
     if not low <= number <= high:
         raise Invalid(f"{name} must be between {low} and {high}")

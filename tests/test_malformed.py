@@ -167,3 +167,19 @@ async def test_a_redirect_to_a_host_that_cannot_be_looked_up_is_a_fetch_error(pa
 async def test_a_bulk_form_with_ids_that_are_not_numbers_is_a_422_page(client, path):
     page = await client.post(path, data={"ids": "1,two", "tags": "x", "next": "/"})
     assert page.status_code == 422 and "ids must be article ids" in page.text
+
+
+@pytest.mark.parametrize("body", [{"ids": [1e400]}, {"until": 1e400}, {"ids": [-1e400]}, {"ids": [1.5]},
+                                  {"until": float("nan")}])
+@pytest.mark.parametrize("method, path", [("POST", "/api/articles/read"), ("DELETE", "/api/articles/read"),
+                                          ("POST", "/api/articles/tags")])
+async def test_a_number_json_cannot_make_an_integer_of_is_a_422(client, pages, method, path, body):
+    """1e400 in JSON is an infinite float: int() of it raised OverflowError, a 500. And an
+    id of 1.5 quietly meant article 1."""
+    _, (article_id,) = await subscribe_slugs(client, pages, ["one"])
+    response = await client.request(method, path, content=json.dumps({"tags": ["x"], **body}),
+                                    headers={"Content-Type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert "must be an integer" in response.json()["error"]
+    article = (await client.get(f"/api/articles/{article_id}")).json()
+    assert not article["read"] and article.get("tags", []) == []
