@@ -20,6 +20,7 @@ from .resources import seed_db
 from .access import MIN_PASSWORD_LENGTH, server_options
 from .app import create_app, running, stop_taking_work
 from .core import Reader, parse_int
+from .params import MAX_ID
 from .editions import Filters, make_edition, mark_read_after_download
 from .errors import Invalid, ReaderError, StorageError
 from .importers import ImportFileError, detect_format
@@ -56,6 +57,35 @@ def _clean(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _whole(low: int, high: int) -> Any:
+    """An argparse type: a whole number within [low, high], else argparse's one-line usage
+    error (exit status 2). A port past 65535 reached bind() as a traceback, an id past
+    SQLite's 64 bits reached the driver as one, and a concurrency of 0 was a worker that
+    never took anything."""
+
+    def whole(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{text} is not between {low} and {high}")
+        return number
+
+    return whole
+
+
+def _database_path_problem(path: Path) -> str | None:
+    """What makes `path` no place for a database before SQLite is asked: SQLite's own
+    answers for these ("unable to open database file", or an aiosqlite thread left
+    behind) came out as tracebacks."""
+    if path.exists() and not path.is_file():
+        return f"{path} is a directory, not a database file"
+    if not path.exists() and not path.parent.is_dir():
+        return f"no such directory: {path.parent} (for the database {path})"
+    return None
+
+
 def _parser() -> argparse.ArgumentParser:
     settings_help = "\n".join(f"  {env:28} {help} (default {default})" for env, default, help in describe())
     parser = argparse.ArgumentParser(
@@ -70,10 +100,10 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", parents=[common], help="run the web app with one worker")
     serve.add_argument("--host", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port (default 8000)")
+    serve.add_argument("--port", type=_whole(0, 65535), help="port (default 8000)")
 
     worker = sub.add_parser("worker", parents=[common], help="run a worker process that pulls from the queue")
-    worker.add_argument("--concurrency", type=int, default=1, help="articles cleaned at once (default 1)")
+    worker.add_argument("--concurrency", type=_whole(1, 64), default=1, help="articles cleaned at once (default 1)")
 
     add = sub.add_parser("add-feed", parents=[common], help="subscribe to a feed and fetch it")
     add.add_argument("url")
@@ -82,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     reclean = sub.add_parser("reclean", parents=[common],
                              help="clean articles again from their stored raw pages (fetches no page)")
     which = reclean.add_mutually_exclusive_group(required=True)
-    which.add_argument("ids", nargs="*", type=int, default=[], metavar="ID", help="these articles")
+    which.add_argument("ids", nargs="*", type=_whole(1, MAX_ID), default=[], metavar="ID", help="these articles")
     which.add_argument("--all", action="store_true", help="every article with a stored raw page")
     which.add_argument("--failed", action="store_true", help="every failed article with a stored raw page")
     sub.add_parser("check", parents=[common],
@@ -105,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings.from_env(db=args.db, host=getattr(args, "host", None), port=getattr(args, "port", None))
     except ValueError as exc:
         print(f"reader: {exc}", file=sys.stderr)
+        return 2
+    problem = _database_path_problem(settings.db) if args.command != "check" else None
+    if problem:
+        print(f"reader: {_one_line(problem)}", file=sys.stderr)
         return 2
     command = {"serve": _serve, "worker": _worker, "add-feed": _add_feed, "refresh": _refresh, "stats": _stats,
                "check": _check, "reclean": _reclean, **LIBRARY_COMMANDS}

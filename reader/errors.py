@@ -59,7 +59,8 @@ class Unavailable(ReaderError):
 class StorageError(Unavailable):
     """SQLite could not do what was asked: the disk is full, the file is read-only or
     damaged. Reads usually still work, so one failed write must not take the app down.
-    `kind` is "full", "read-only", "damaged", "busy" or "io"."""
+    `kind` is "full", "read-only", "damaged", "busy", "io", or "foreign" (a file this
+    reader may not use: another program's SQLite database, or a newer reader's)."""
 
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)

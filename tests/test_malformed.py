@@ -8,13 +8,17 @@ and a non-zero status on the command line.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
+import sqlite3
 
 import pytest
 
 from reader.errors import Invalid
 from reader.fetch import FetchError, fetch, make_client
 from reader.opml import OpmlError, parse_opml
+from reader.store import MIGRATIONS
 from reader.urls import check_url
 
 from .helpers import run_cli, subscribe_slugs
@@ -183,3 +187,72 @@ async def test_a_number_json_cannot_make_an_integer_of_is_a_422(client, pages, m
     assert "must be an integer" in response.json()["error"]
     article = (await client.get(f"/api/articles/{article_id}")).json()
     assert not article["read"] and article.get("tags", []) == []
+
+
+def _foreign_database(path) -> None:
+    """An SQLite file of another program (a browser's history, say)."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
+        db.execute("INSERT INTO moz_places (url) VALUES ('https://example.org/')")
+        db.commit()
+
+
+def _newer_database(path, empty_database) -> None:
+    shutil.copyfile(empty_database, path)
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+
+
+@pytest.mark.parametrize("command", [["stats"], ["save", "https://example.org/a"], ["export", "--out", "out"],
+                                     ["worker"], ["check"]])
+async def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(tmp_path, command):
+    """`--db` naming any SQLite file got reader's twenty tables added to it, and its
+    journal switched to WAL; one with a table named like reader's was a traceback."""
+    foreign = tmp_path / "places.sqlite"
+    _foreign_database(foreign)
+    before = foreign.read_bytes()
+    code, out, err = await run_cli(foreign, *command, cwd=tmp_path)
+    assert code == 2 and "another program" in one_line_error(err)
+    assert foreign.read_bytes() == before and not (tmp_path / "out").exists()
+    assert not foreign.with_name("places.sqlite-wal").exists()
+
+
+@pytest.mark.parametrize("command", [["stats"], ["export", "--out", "out"], ["check"]])
+async def test_a_database_made_by_a_newer_reader_is_refused_in_one_line(tmp_path, empty_database, command):
+    newer = tmp_path / "reader.db"
+    _newer_database(newer, empty_database)
+    code, out, err = await run_cli(newer, *command, cwd=tmp_path)
+    assert code == 2 and "newer than this reader" in one_line_error(err)
+
+
+async def test_a_file_that_is_no_database_is_refused_in_one_line_and_export_gives_up_at_once(tmp_path):
+    """A text file as --db was a traceback; `export` then stepped through a million ids
+    a table looking for rows (100 s) to save nothing."""
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n" * 100)
+    for command in (["stats"], ["save", "https://example.org/a"], ["worker"]):
+        code, out, err = await run_cli(text, *command)
+        assert code == 2 and "not a database" in one_line_error(err), command
+    code, out, err = await run_cli(text, "export", "--out", str(tmp_path / "out"))
+    assert code == 1 and "Traceback" not in err and "nothing can be read" in err
+    assert text.read_text() == "not a database\n" * 100
+
+
+@pytest.mark.parametrize("where", ["a directory", "a missing directory"])
+async def test_a_database_path_that_cannot_be_a_file_is_refused_in_one_line(tmp_path, where):
+    db = tmp_path / "adir" if where == "a directory" else tmp_path / "missing" / "reader.db"
+    if where == "a directory":
+        db.mkdir()
+    for command in (["stats"], ["save", "https://example.org/a"], ["import", str(tmp_path)]):
+        code, out, err = await run_cli(db, *command)
+        assert code == 2 and str(db.parent if where != "a directory" else db) in one_line_error(err), command
+
+
+@pytest.mark.parametrize("command", [["reclean", "99999999999999999999"], ["worker", "--concurrency", "0"],
+                                     ["worker", "--concurrency", "-1"], ["serve", "--port", "99999"],
+                                     ["serve", "--port", "-1"]])
+async def test_numbers_out_of_range_on_the_command_line_are_a_usage_error(tmp_path, command):
+    """An id past 64 bits and a port past 65535 were tracebacks; a worker of concurrency
+    0 ran forever taking nothing."""
+    code, out, err = await run_cli(tmp_path / "reader.db", *command)
+    assert code == 2 and "Traceback" not in err and "is not between" in err

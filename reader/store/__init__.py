@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .articles import ArticleStore, ListFilter
-from .base import RUN_KINDS, STATES, Run, StoreBase, TooSlow
+from .base import RUN_KINDS, STATES, Run, StoreBase, TooSlow, _as_storage_error
 from .devices import DeviceStore
 from .feeds import FeedStore
 from .ledger import LedgerStore
@@ -45,7 +45,8 @@ class Store(FeedStore, ArticleStore, LineStore, LedgerStore, MediaStore, Portabl
     @classmethod
     async def open(cls, path: str | Path) -> "Store":
         path = Path(path)
-        read, write = await cls._connect(path)
+        with _as_storage_error():  # a file that is not a database: a sentence, not a traceback
+            read, write = await cls._connect(path)
         return cls(path, read, write)
 
     async def __aenter__(self) -> "Store":

@@ -38,7 +38,7 @@ import aiosqlite
 from ..errors import StorageError, storage_error
 from ..records import FINISHED
 from .check import read_only_uri, writable
-from .schema import MIGRATIONS, migrate
+from .schema import MIGRATIONS, check_schema, migrate
 
 STATES = ("new", "queued", "cleaning", "ready", "failed")
 RUN_KINDS = ("fetch", "reclean", "browser")
@@ -181,6 +181,7 @@ class StoreBase:
         write = await aiosqlite.connect(path, isolation_level=None)
         try:
             await _configure(write)
+            await check_schema(write)  # before WAL: another program's file is left exactly as it was
             await write.execute("PRAGMA journal_mode = WAL")
             await migrate(write)
             read = await aiosqlite.connect(path, isolation_level=None)

@@ -11,7 +11,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .schema import MIGRATIONS
+from .schema import schema_problem
 
 # Less free space than this and the next article or feed refresh may not fit.
 LOW_SPACE = 1_000_000
@@ -84,8 +84,10 @@ def check_file(path: Path, *, max_errors: int = 20) -> Health:
     try:
         with contextlib.closing(connect_for_reading(path)) as db:
             version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > len(MIGRATIONS):
-                health.unreadable = f"database schema version {version} is newer than this reader ({len(MIGRATIONS)})"
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            problem = schema_problem(version, tables)
+            if problem:
+                health.unreadable = f"{path} cannot be used: {problem}"
                 return health
             rows = db.execute(f"PRAGMA quick_check({int(max_errors)})").fetchall()
     except sqlite3.DatabaseError as exc:

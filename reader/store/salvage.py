@@ -31,6 +31,11 @@ _NO_CONTENT = dict.fromkeys(("c_title", "c_author", "c_published", "c_html", "c_
                              "c_cleaned_at"), None) | {"cleaned": 0}
 
 
+class NothingReadable(sqlite3.DatabaseError):
+    """Not a single row can be looked for: the file is no database of reader's (or its
+    first page, which names every table, is damaged)."""
+
+
 @dataclass
 class Salvage:
     feeds: list[dict[str, Any]] = field(default_factory=list)
@@ -105,6 +110,15 @@ def salvage(path: Path) -> Salvage:
     result = Salvage()
     with contextlib.closing(connect_for_reading(Path(path))) as db:
         db.row_factory = sqlite3.Row
+        # Without its tables, looking for rows id by id stepped blindly through a million
+        # ids per table (100 s for a file that was never reader's), to save nothing.
+        try:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise NothingReadable(f"nothing can be read from {path}: it is not a database, or the first page,"
+                                  f" which names its tables, is damaged ({exc})") from exc
+        if not {"feeds", "articles", "contents"} <= tables:
+            raise NothingReadable(f"nothing to export from {path}: it is not a reader database")
         result.feeds, result.lost_feeds = _each(
             db, "feeds", lambda key: _one(db, "SELECT id, url, title, site_url FROM feeds WHERE id = ?", key))
         feeds = {f["id"]: f for f in result.feeds}

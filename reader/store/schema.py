@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 
 import aiosqlite
 
+from ..errors import StorageError
 from ..sanitize import plain_text
 
 
@@ -424,13 +425,37 @@ MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v9_to_v10, _v10_to_v11]
 
 
+# Tables every reader database has had since version 1.
+OWN_TABLES = ("feeds", "articles", "queue", "claims", "contents", "runs")
+
+
+def schema_problem(version: int, tables: set[str]) -> str | None:
+    """Why a file holding these tables at this user_version is not a database this reader
+    may use, or None. A file of another program (any SQLite file named with --db) got
+    reader's tables added to it and was switched to WAL; one made by a newer reader was a
+    traceback."""
+    if version > len(MIGRATIONS):
+        return (f"its schema version {version} is newer than this reader ({len(MIGRATIONS)}): it was made by a"
+                " newer reader; run that one (or `reader export` with it, then import here)")
+    if tables and not set(OWN_TABLES) <= tables:
+        return "it is an SQLite database of another program, not reader's: give reader a file of its own"
+    return None
+
+
+async def check_schema(db: aiosqlite.Connection) -> None:
+    """Before anything is written: raise StorageError if the file is not one this reader
+    may use (schema_problem)."""
+    version = (await db.execute_fetchall("PRAGMA user_version"))
+    tables = {row[0] for row in await db.execute_fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    problem = schema_problem(list(version)[0][0], tables)
+    if problem:
+        raise StorageError(f"the database file cannot be used: {problem}", "foreign")
+
+
 async def migrate(db: aiosqlite.Connection) -> None:
+    await check_schema(db)
     rows = list(await db.execute_fetchall("PRAGMA user_version"))
     version: int = rows[0][0]
-    if version > len(MIGRATIONS):
-        raise RuntimeError(
-            f"database schema version {version} is newer than this reader ({len(MIGRATIONS)})"
-        )
     for step in range(version, len(MIGRATIONS)):
         await db.execute("BEGIN IMMEDIATE")
         try:
