@@ -504,6 +504,12 @@ def end_session(request: Request) -> None:
     _access(request).sessions.end(request.cookies.get(SESSION_COOKIE))
 
 
+def from_another_site(request: Request) -> bool:
+    """Whether another site's page made this request (a GET included: a navigation it
+    started passes the access layer, as the person may have followed a link)."""
+    return cross_site(request, _access(request).origins)
+
+
 def origin_of(request: Request) -> str:
     """The origin browsers reach reader at: READER_PUBLIC_URL if set, else the checked Host."""
     access = _access(request)

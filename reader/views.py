@@ -24,7 +24,10 @@ from starlette.background import BackgroundTask
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .access import MAX_TARGET_LENGTH, SESSION_COOKIE, check_token, checked_form, end_session, origin_of, start_session
+from .access import (
+    MAX_TARGET_LENGTH, SESSION_COOKIE, check_token, checked_form, end_session, from_another_site, origin_of,
+    start_session,
+)
 from .api import reader_of
 from .cleaning import ArticleFailed, ShuttingDown, UnknownArticle
 from .core import (
@@ -975,8 +978,12 @@ async def edition_epub(request: Request) -> Response:
     reader = reader_of(request)
     edition = await make_edition(reader, _edition_filters(request))
     background = None
-    # HEAD (which Starlette answers for every GET route) downloads nothing: it marks nothing
-    if reader.settings.edition_marks_read and edition.included and request.method == "GET":
+    # HEAD (which Starlette answers for every GET route) downloads nothing: it marks nothing.
+    # Nor does a download another site's page started: a GET that navigates passes the
+    # access layer (it could be the person following a link), and any page a person
+    # visited could send them here to empty their reading list.
+    if reader.settings.edition_marks_read and edition.included and request.method == "GET" \
+            and not from_another_site(request):
         # after the last byte went out, not before: a broken download marks nothing
         background = BackgroundTask(mark_read_after_download, reader, edition.included)
     return _download(edition.data, f"reader-{datetime.date.today().isoformat()}.epub", background)

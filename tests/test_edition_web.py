@@ -241,3 +241,25 @@ async def test_the_edition_command_writes_the_same_book(settings, pages, tmp_pat
     assert missing.returncode == 2 and "no such feed" in missing.stderr and "Traceback" not in missing.stderr
     unwritable = run("--out", str(tmp_path))  # a directory
     assert unwritable.returncode == 2 and "cannot write" in unwritable.stderr and "Traceback" not in unwritable.stderr
+
+
+async def test_another_sites_page_sending_the_person_to_the_edition_marks_nothing_read(settings, pages) -> None:
+    """With READER_EDITION_MARKS_READ, a download marks its articles read. A top-level
+    navigation is let through from anywhere (it may be the person following a link), so
+    any site could send its visitor to /edition.epub and empty their reading list."""
+    async with app_client(settings.replace(edition_marks_read=True)) as client:
+        _, [a, b] = await subscribe(client, pages, ["a", "b"])
+        await make_ready(client, a, b)
+        navigation = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+        for headers in (navigation, {"Origin": "https://evil.example", "Referer": "https://evil.example/"}):
+            response = await client.get("/edition.epub", headers=headers)
+            assert response.status_code == 200 and len(chapter_titles(check_book(response.content))) == 2
+            assert await unread(client, a) and await unread(client, b)  # the book, but nothing marked
+        # the person's own download (same origin, or an e-reader app that sends neither header)
+        own = await client.get("/edition.epub", headers={"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "navigate"})
+        assert own.status_code == 200
+        await wait_for(lambda: _all_read(client, a, b))
+
+
+async def _all_read(client: httpx.AsyncClient, *ids: int) -> bool:
+    return not any([await unread(client, i) for i in ids])
