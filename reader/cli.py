@@ -40,7 +40,10 @@ def _clean(args: argparse.Namespace) -> int:
 
     failed = 0
     for name in args.files:
+        refused = _not_a_regular_file(Path(name))
         try:
+            if refused:
+                raise ValueError(refused.removeprefix(f"{name}: "))
             result = clean_file(name, args.url)
         except Exception as exc:  # noqa: BLE001 - any file's failure is reported, never a traceback
             failed += 1
@@ -73,6 +76,14 @@ def _whole(low: int, high: int) -> Any:
         return number
 
     return whole
+
+
+def _not_a_regular_file(path: Path) -> str | None:
+    """Why a file named to be read whole is refused before it is opened: a pipe blocks
+    the open until someone writes to it, and a device (/dev/zero) never ends."""
+    if path.exists() and not path.is_file() and not path.is_dir():
+        return f"{path}: not a regular file (a pipe, a socket or a device): give the file itself"
+    return None
 
 
 def _database_path_problem(path: Path) -> str | None:
@@ -375,6 +386,10 @@ def _save(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _import_opml(settings: Settings, args: argparse.Namespace) -> int:
+    refused = _not_a_regular_file(args.file)
+    if refused:
+        print(f"reader: {_one_line(refused)}", file=sys.stderr)
+        return 2
     try:
         data = args.file.read_bytes()
     except OSError as exc:
@@ -471,6 +486,11 @@ def _import(settings: Settings, args: argparse.Namespace) -> int:
     for path in args.files:
         if path.is_dir():
             own.append(path)
+            continue
+        refused = _not_a_regular_file(path)
+        if refused:
+            print(f"reader: import failed: {_one_line(refused)}", file=sys.stderr)
+            failed = True
             continue
         try:
             data = path.read_bytes()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sqlite3
 
@@ -21,6 +22,7 @@ from reader.opml import OpmlError, parse_opml
 from reader.store import MIGRATIONS
 from reader.urls import check_url
 
+from . import commands
 from .helpers import run_cli, subscribe_slugs
 
 BAD_URLS = [
@@ -256,3 +258,16 @@ async def test_numbers_out_of_range_on_the_command_line_are_a_usage_error(tmp_pa
     0 ran forever taking nothing."""
     code, out, err = await run_cli(tmp_path / "reader.db", *command)
     assert code == 2 and "Traceback" not in err and "is not between" in err
+
+
+async def test_a_pipe_or_a_device_given_as_a_file_is_refused_not_read_forever(tmp_path):
+    """`reader import /dev/zero` read until memory ran out; a named pipe nobody writes to
+    blocked the command at its open, for ever."""
+    fifo = tmp_path / "pocket-export.csv"
+    os.mkfifo(fifo)
+    for args in (["import", str(fifo)], ["import", "/dev/zero"], ["import-opml", str(fifo)]):
+        code, out, err = await run_cli(tmp_path / "reader.db", *args)
+        assert code != 0 and "not a regular file" in one_line_error(err), args
+    for name in (str(fifo), "/dev/zero"):
+        done = await commands.run_async(["clean", name], timeout=60)
+        assert done.returncode == 1 and b"not a regular file" in done.stderr and b"Traceback" not in done.stderr
