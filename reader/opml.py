@@ -24,7 +24,7 @@ from .sanitize import valid_text
 from .importers import FeedRecord, ImportFileError, ImportReport, build_opml_folders, parse_opml_folders
 from .store import Store
 from .urls import http_url
-from .xmlguard import REFUSED, Declared, read_guarded
+from .xmlguard import REFUSED, Declared, read_guarded, xml_chars
 
 MAX_OPML_BYTES = 10_000_000
 
@@ -132,10 +132,10 @@ def build_opml(feeds: list[dict[str, Any]], title: str = "reader subscriptions")
         "%a, %d %b %Y %H:%M:%S GMT")
     body = ET.SubElement(root, "body")
     for feed in feeds:
-        name = feed.get("title") or feed["url"]
-        attributes = {"type": "rss", "text": name, "title": name, "xmlUrl": feed["url"]}
+        name = xml_chars(feed.get("title") or feed["url"])
+        attributes = {"type": "rss", "text": name, "title": name, "xmlUrl": xml_chars(feed["url"])}
         if feed.get("site_url"):
-            attributes["htmlUrl"] = feed["site_url"]
+            attributes["htmlUrl"] = xml_chars(feed["site_url"])
         ET.SubElement(body, "outline", attributes)
     ET.indent(root)
     document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)

@@ -271,3 +271,18 @@ async def test_a_pipe_or_a_device_given_as_a_file_is_refused_not_read_forever(tm
     for name in (str(fifo), "/dev/zero"):
         done = await commands.run_async(["clean", name], timeout=60)
         assert done.returncode == 1 and b"not a regular file" in done.stderr and b"Traceback" not in done.stderr
+
+
+async def test_a_title_with_characters_xml_cannot_carry_leaves_the_opml_export_readable(client, pages, tmp_path):
+    """A feed's name or folder holding a control character (a feed's own title, or one
+    typed in) was written into the OPML as it was: /feeds.opml and `reader export` were
+    not XML, and importing reader's own export failed whole."""
+    feed_id, _ = await subscribe_slugs(client, pages, ["one"])
+    odd = "News\x01 of\x0b the\ufffe day\uffff"
+    response = await client.patch(f"/api/feeds/{feed_id}", json={"title": odd, "folder": "Daily\x1f"})
+    assert response.status_code == 200, response.text
+    exported = await client.get("/feeds.opml")
+    assert exported.status_code == 200
+    feeds, skipped = parse_opml(exported.content)
+    assert [f.title for f in feeds] == ["News of the day"] and not skipped
+    assert b'<outline text="Daily" title="Daily">' in exported.content

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from xml.parsers import expat
 
-from ..xmlguard import REFUSED, Declared, read_guarded
+from ..xmlguard import REFUSED, Declared, read_guarded, xml_chars
 from .base import (
     MAX_FOLDER_DEPTH,
     MAX_TITLE,
@@ -118,12 +118,13 @@ def build_opml_folders(feeds: Iterable[FeedRecord], title: str = "reader subscri
         path = feed.folder[:MAX_FOLDER_DEPTH]
         for depth in range(1, len(path) + 1):
             if path[:depth] not in folders:
+                folder = xml_chars(path[depth - 1])
                 folders[path[:depth]] = ET.SubElement(folders[path[:depth - 1]], "outline",
-                                                      {"text": path[depth - 1], "title": path[depth - 1]})
-        name = feed.title or feed.url
-        attributes = {"type": "rss", "text": name, "title": name, "xmlUrl": feed.url}
+                                                      {"text": folder, "title": folder})
+        name = xml_chars(feed.title or feed.url)
+        attributes = {"type": "rss", "text": name, "title": name, "xmlUrl": xml_chars(feed.url)}
         if feed.site_url:
-            attributes["htmlUrl"] = feed.site_url
+            attributes["htmlUrl"] = xml_chars(feed.site_url)
         ET.SubElement(folders[path], "outline", attributes)
     ET.indent(root)
     written: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
