@@ -189,8 +189,10 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     if health.unreadable or health.damaged:
         # Serving a damaged file answers errors wherever its bad pages are read, and every
         # write risks more: stop here, and say how to save what is left.
-        print(f"reader: refusing to serve {settings.db}: {_one_line('; '.join(health.problems()))}"
-              f" (then `reader import` the export into a fresh database)", file=sys.stderr)
+        # another program's file or a newer reader's: nothing to save, only the wrong file
+        hint = "" if health.foreign else " (then `reader import` the export into a fresh database)"
+        print(f"reader: refusing to serve {settings.db}: {_one_line('; '.join(health.problems()))}{hint}",
+              file=sys.stderr)
         return 2
     for problem in health.problems():  # read-only or full: serve what can be served
         print(f"reader: warning: {_one_line(problem)}", file=sys.stderr)

@@ -206,7 +206,7 @@ def _newer_database(path, empty_database) -> None:
 
 
 @pytest.mark.parametrize("command", [["stats"], ["save", "https://example.org/a"], ["export", "--out", "out"],
-                                     ["worker"], ["check"]])
+                                     ["worker"], ["check"], ["serve", "--port", "0"]])
 async def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(tmp_path, command):
     """`--db` naming any SQLite file got reader's twenty tables added to it, and its
     journal switched to WAL; one with a table named like reader's was a traceback."""

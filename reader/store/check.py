@@ -27,6 +27,7 @@ class Health:
     damaged: list[str] = field(default_factory=list)
     read_only: str | None = None
     full: str | None = None
+    foreign: bool = False  # `unreadable` because the file is not this reader's to use
 
     @property
     def ok(self) -> bool:
@@ -88,6 +89,7 @@ def check_file(path: Path, *, max_errors: int = 20) -> Health:
             problem = schema_problem(version, tables)
             if problem:
                 health.unreadable = f"{path} cannot be used: {problem}"
+                health.foreign = True
                 return health
             rows = db.execute(f"PRAGMA quick_check({int(max_errors)})").fetchall()
     except sqlite3.DatabaseError as exc:
