@@ -555,13 +555,23 @@ class Reader:
         row, content = await self.store.reading_page(article_id, around)
         if row is None:
             raise NotFound("no such article")
-        notes, count = row.pop("notes"), row.pop("reading_count")
+        notes, count, version = row.pop("notes"), row.pop("reading_count"), row.pop("version")
         prev, nxt = (Link(**side) if (side := row.pop(name)) else None for name in ("prev", "next"))
         [article] = await self._with_waits([row], tagged=True)
         if within.q:
             prev, nxt = await self._search_neighbours(within, article_id)
         return ArticlePage(article, Content.from_row(content) if content is not None else None, notes, count,
-                           prev, nxt)
+                           prev, nxt, version)
+
+    async def page_version(self, article_id: int) -> tuple[int, bool]:
+        """Whether a page of this article rendered before still shows what it would now,
+        in one small read: the library's version (it grows with every change a page can
+        show, made by any process) and whether the article is unread (opening it then
+        has an effect of its own). Raises NotFound."""
+        found = await self.store.page_version(article_id)
+        if found is None:
+            raise NotFound("no such article")
+        return found
 
     async def open(self, article_id: int) -> Content:
         """The cleaned text, extracting it now if nobody has (the direct lane): the

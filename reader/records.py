@@ -174,6 +174,9 @@ class ArticlePage:
     reading_count: int
     prev: Link | None = None
     next: Link | None = None
+    # the library's version when this was read (schema v11): every later change that a
+    # page can show makes it larger
+    version: int = 0
 
 
 @dataclass(frozen=True)

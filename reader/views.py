@@ -341,10 +341,16 @@ async def read(request: Request) -> Response:
     (or joined) and, by default, the feed's summary painted at once with a "cleaning…"
     state that polls for the full text and swaps it in by itself (`open_wait` seconds of
     waiting for the text first, if set). The extraction is its own task: the page going
-    away never cancels it."""
+    away never cancels it. A ready page rendered before and still current (the library's
+    version has not moved since) is answered from memory, or with a 304."""
     reader = reader_of(request)
     article_id = request.path_params["id"]
     f, carry = _list_of(request.query_params)
+    key = _page_key(request, article_id, carry) if _kept_by_version(f) else None
+    if key is not None:
+        kept = await _kept_page(request, key)
+        if kept is not None:
+            return kept
     page = await reader.reading_page(article_id, f)
     article, content, error = await _reading_state(request, article_id, reader.settings.open_wait,
                                                    (page.article, page.content))
@@ -359,7 +365,7 @@ async def read(request: Request) -> Response:
         count = None
     through = await _through(request, page, f, carry, count)
     if content is not None and error is None:
-        return _ready_page(request, article, content, through)
+        return _ready_page(request, article, content, through, (key, page.version) if key is not None else None)
     return render(request, "article.html", article=article, content=content, error=error, **through)
 
 
@@ -386,44 +392,137 @@ def _list_name(f: ArticleFilter) -> str:
     return " · ".join(words) or "headlines"
 
 
-# A ready article's page changes only with its row (read, star, title, ...), its cleaned
-# content and the CSRF token its forms carry; rendering it is most of what a reopen costs
-# (see benchmarks/README.md), so the last few rendered pages are kept by that version.
-# _BOOT puts this process's templates into the version: a restart renders afresh.
+# A ready article's page is rendered from the database (its row, content, tags and notes,
+# its neighbours in a list, the reading list's length), the CSRF token its forms carry,
+# the list its links keep (the `list` parameter), whether the database is read-only, and
+# this process's templates. Rendering it was most of what an open cost (see
+# benchmarks/README.md), so the last few rendered pages are kept. A page is kept under
+# what it varies with besides the database, with the library's version it was read at
+# (schema v11: every change a page can show, by any process, makes it grow): a reopen
+# is then one small read and a lookup. The page's ETag says the same, so a browser that
+# kept it gets a 304 without even the lookup. _BOOT puts this process's templates into
+# every ETag: a restart renders afresh.
 _BOOT = secrets.token_hex(4)
-PAGE_CACHE_SIZE = 32
+PAGE_CACHE_SIZE = 64
+PAGE_CACHE_BYTES = 8_000_000  # a page is 20-100 KB; a few pathological ones must not hold memory
 
 
-def page_version(article: Article, content: Content, csrf: str, through: dict[str, Any] | None = None) -> str:
-    """Everything a ready article's page is rendered from, hashed. Python's own hash is
-    enough (a version lives no longer than this process: _BOOT) and costs a tenth of a
-    repr() and blake2b of the same fields."""
+class RenderedPages:
+    """The most recently used rendered pages, by key, each with the ETag of what it shows:
+    at most `size` of them and `budget` bytes in all."""
+
+    def __init__(self, size: int = PAGE_CACHE_SIZE, budget: int = PAGE_CACHE_BYTES) -> None:
+        self.size, self.budget = size, budget
+        self._pages: OrderedDict[Any, tuple[str, bytes]] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key: Any, etag: str) -> bytes | None:
+        """The page kept under `key`, if it is the one `etag` names."""
+        kept = self._pages.get(key)
+        if kept is None or kept[0] != etag:
+            return None
+        self._pages.move_to_end(key)
+        return kept[1]
+
+    def put(self, key: Any, etag: str, body: bytes) -> None:
+        """Keep `body` under `key`, in place of any older version of it."""
+        old = self._pages.pop(key, None)
+        if old is not None:
+            self._bytes -= len(old[1])
+        if len(body) > self.budget:
+            return
+        self._pages[key] = (etag, body)
+        self._bytes += len(body)
+        while len(self._pages) > self.size or self._bytes > self.budget:
+            _, (_, dropped) = self._pages.popitem(last=False)
+            self._bytes -= len(dropped)
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+
+def _rendered_pages(request: Request) -> RenderedPages:
+    state = request.app.state
+    pages: RenderedPages | None = getattr(state, "pages", None)
+    if pages is None:
+        pages = state.pages = RenderedPages()
+    return pages
+
+
+def _kept_by_version(f: ArticleFilter) -> bool:
+    """Whether a page opened from this list can be kept by the library's version: its
+    neighbours change only when the database does. The lists of the states a claim
+    decides (queued, cleaning, new, failed) also change as claims expire, with no write."""
+    return f.state is None or f.state == "ready"
+
+
+PageKey = tuple[int, str, str, bool]
+
+
+def _page_key(request: Request, article_id: int, carry: str) -> PageKey:
+    """What a ready page varies with besides the database: the article, the CSRF token
+    its forms carry, the list its links keep, and whether the database is read-only."""
+    reader = reader_of(request)
+    return article_id, request.scope.get("reader.csrf", ""), carry, reader.store.read_only
+
+
+def _page_etag(key: PageKey, version: int) -> str:
+    """The ETag of a page kept under `key` at the library's `version`. Python's own hash
+    is enough (an ETag lives no longer than this process: _BOOT) and keeps the CSRF
+    token out of the header."""
+    return f'"{_BOOT}-{version}-{hash(key) & 0xFFFFFFFFFFFFFFFF:016x}"'
+
+
+async def _kept_page(request: Request, key: PageKey) -> Response | None:
+    """The answer to an open of a ready article whose page is current: a 304 for the
+    browser that kept it, else the page kept here; None when it must be read and rendered
+    (nothing kept, something changed, or opening it marks it read). Raises NotFound."""
+    version, unread = await reader_of(request).page_version(key[0])
+    if unread and request.headers.get(OFFLINE_SAVE_HEADER) != "save":
+        return None
+    etag = _page_etag(key, version)
+    if etag in _etags(request.headers.get("if-none-match", "")):
+        return Response(status_code=304, headers={"Cache-Control": "no-cache", "ETag": etag})
+    body = _rendered_pages(request).get(key, etag)
+    if body is None:
+        return None
+    return Response(body, media_type="text/html", headers={"Cache-Control": "no-cache", "ETag": etag})
+
+
+def page_version(article: Article, content: Content, csrf: str, through: dict[str, Any] | None = None,
+                 read_only: bool = False) -> str:
+    """Everything a ready article's page is rendered from, hashed: the ETag of a page
+    opened from a list that cannot be kept by the library's version (see
+    _kept_by_version), so computed from the page's own read."""
     links = tuple((through or {}).items())  # the neighbours are Links, hashable with their titles
-    fields = (tuple(vars(article).items()), content.cleaned_at, len(content.html), csrf, links)
-    return f"{_BOOT}-{hash(fields) & 0xFFFFFFFFFFFFFFFF:016x}"
+    fields = (tuple(vars(article).items()), content.cleaned_at, len(content.html), csrf, links, read_only)
+    return f'"{_BOOT}-{hash(fields) & 0xFFFFFFFFFFFFFFFF:016x}"'
 
 
-def _ready_page(request: Request, article: Article, content: Content, through: dict[str, Any]) -> Response:
+def _ready_page(request: Request, article: Article, content: Content, through: dict[str, Any],
+                kept: tuple[PageKey, int] | None = None) -> Response:
+    """A ready article's page: rendered, or the same page kept from before. `kept`: the
+    page's key and the library's version it was read at, if its list allows keeping it
+    by version; else it is kept by a hash of what it was rendered from."""
     csrf = request.scope.get("reader.csrf", "")
-    version = page_version(article, content, csrf, through)
+    read_only = reader_of(request).store.read_only
+    if kept is not None:
+        key: Any = kept[0]
+        etag = _page_etag(*kept)
+    else:
+        key = etag = page_version(article, content, csrf, through, read_only)
     # The browser may keep a ready page but must ask before showing it again (no-cache, not
     # no-store): an unchanged article is then a 304 with no body and no render.
-    headers = {"Cache-Control": "no-cache", "ETag": f'"{version}"'}
-    if f'"{version}"' in _etags(request.headers.get("if-none-match", "")):
+    headers = {"Cache-Control": "no-cache", "ETag": etag}
+    if etag in _etags(request.headers.get("if-none-match", "")):
         return Response(status_code=304, headers=headers)
-    state = request.app.state
-    cache: OrderedDict[str, bytes] | None = getattr(state, "pages", None)
-    if cache is None:
-        cache = state.pages = OrderedDict()
-    body = cache.get(version)
+    pages = _rendered_pages(request)
+    body = pages.get(key, etag)
     if body is None:
-        body = env.get_template("article.html").render(request=request, csrf=csrf, article=article,
-                                                       content=content, error=None, **through).encode()
-        cache[version] = body
-        if len(cache) > PAGE_CACHE_SIZE:
-            cache.popitem(last=False)
-    else:
-        cache.move_to_end(version)
+        body = env.get_template("article.html").render(request=request, csrf=csrf, read_only=read_only,
+                                                       article=article, content=content, error=None,
+                                                       **through).encode()
+        pages.put(key, etag, body)
     return Response(body, media_type="text/html", headers=headers)
 
 

@@ -24,6 +24,10 @@ SEARCH_RANKED = 1000
 # cost 0.6 ms a page at 3,000 articles.
 _READING_COUNT = "(SELECT articles FROM reading_list)"
 
+# Grows with every change an article's page can show (schema v11): read with the page,
+# and alone to ask whether a page rendered before is still what it would show.
+_LIBRARY_VERSION = "(SELECT version FROM library_version)"
+
 # What an article's page shows besides the article, read in the same statement (each
 # was a read of its own, and each read is a trip to a read connection's thread: most of
 # what a ready article's open cost, see benchmarks/README.md).
@@ -32,7 +36,8 @@ _PAGE_COLUMNS = f""",
      JOIN tags t ON t.id = at.tag_id WHERE at.article_id = a.id) AS x_tags,
     (SELECT json_group_array(json_array(n.id, n.text, n.comment, n.created_at)) FROM notes n
      WHERE n.article_id = a.id) AS x_notes,
-    {_READING_COUNT} AS x_reading_count
+    {_READING_COUNT} AS x_reading_count,
+    {_LIBRARY_VERSION} AS x_version
 """
 
 
@@ -217,7 +222,8 @@ class ArticleStore(StoreBase):
         article's `tags` (sorted by name, any case), its `notes` (oldest first),
         `reading_count` (the reading list's length) and, given a list's filter `around`,
         `prev` and `next` (each {"id", "title"} or None): the articles before and after it
-        in that list's order."""
+        in that list's order; and the library's `version` (see `page_version`) as of
+        this read."""
         sql, params = reading_statement(article_id, now=time.time(), page=True, around=around)
         # a primary key and index seeks (the count walks the reading list's own index): quick
         # enough to read on the loop's thread
@@ -231,10 +237,21 @@ class ArticleStore(StoreBase):
             article["notes"] = [{"text": text, "comment": comment, "created_at": created}
                                 for _, text, comment, created in sorted(json.loads(article.pop("x_notes")))]
             article["reading_count"] = article.pop("x_reading_count")
+            article["version"] = article.pop("x_version")
             for side in ("prev", "next"):
                 found = article.pop(f"x_{side}", None)
                 article[side] = dict(zip(("id", "title"), json.loads(found))) if found else None
         return article, content
+
+    async def page_version(self, article_id: int) -> tuple[int, bool] | None:
+        """The library's version (schema v11) and whether the article is unread, in one
+        read; None if there is no such article. A primary key and a one-row table: read
+        on the loop's thread, like `reading_page`."""
+        sql = f"SELECT {_LIBRARY_VERSION} AS version, read_at IS NULL AS unread FROM articles WHERE id = ?"
+        rows = self._read_here(sql, (article_id,))
+        if rows is None:
+            rows = await self._all(sql, (article_id,))
+        return (int(rows[0]["version"]), bool(rows[0]["unread"])) if rows else None
 
     async def list_articles(
         self,

@@ -419,10 +419,50 @@ CREATE INDEX read_undo_by_article ON read_undo (article_id);
 async def _v10_to_v11(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V11)
 
+
+# Version 12: one number that grows with every change an article's page can show, so
+# that a reopened page is a read of this one row and a lookup in the rendered pages kept
+# in memory (views.PAGE_CACHE_SIZE), instead of the article's 30 KB and a render. A page
+# shows its article and content, the feed's name, its tags and notes, the reading list's
+# length and its neighbours in a list (which move when any other article is added,
+# read, starred, tagged, cleaned or moves in the tap order): every change to those
+# tables counts, whichever process (a worker, the CLI) makes it. Counting more than a
+# page needs only costs a render. The queue and claims are left out: a ready article's
+# page does not show them, and the lists whose members they decide (queued, cleaning,
+# new, failed) also change as claims expire, with no write at all, so a page opened
+# from one of them is never kept by this version.
+#
+# Each trigger's name and what it fires on. A feed's refresh writes its bookkeeping (etag,
+# error, ...), which no page shows, and its name again, unchanged: only a change counts.
+_VERSIONED = [
+    *((f"{table}_version_{event.lower()}", f"{event} ON {table}")
+      for table in ("articles", "contents", "article_tags", "notes") for event in ("INSERT", "UPDATE", "DELETE")),
+    ("feeds_version_update", "UPDATE OF title, folder ON feeds"
+                             " WHEN old.title IS NOT new.title OR old.folder IS NOT new.folder"),
+    ("feeds_version_delete", "DELETE ON feeds"),
+    ("tags_version_update", "UPDATE ON tags"),
+    ("tags_version_delete", "DELETE ON tags"),
+]
+SCHEMA_V12 = """
+CREATE TABLE library_version (
+    id      INTEGER PRIMARY KEY CHECK (id = 1),
+    version INTEGER NOT NULL
+);
+INSERT INTO library_version (id, version) VALUES (1, 1);
+""" + "".join(f"""CREATE TRIGGER {name} AFTER {event} BEGIN
+    UPDATE library_version SET version = version + 1;
+END;
+""" for name, event in _VERSIONED)
+
+
+async def _v11_to_v12(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V12)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
-    _v9_to_v10, _v10_to_v11]
+    _v9_to_v10, _v10_to_v11, _v11_to_v12]
 
 
 # Tables every reader database has had since version 1.
