@@ -357,12 +357,17 @@ async def read(request: Request) -> Response:
     # The nav's count, read with the article, holds unless this open changes it (marking
     # the article read) or the text may have arrived meanwhile
     count: int | None = page.reading_count if page.content is not None else None
+    if page.content is None:
+        key = None  # the text came later, by a write: the version read with the page is not its version
     # Opening marks it read (not done with: see Reader.mark_opened); later opens write
     # nothing. The service worker saving the reading list for offline reading is not a
     # person opening it.
     if article.read_at is None and request.headers.get(OFFLINE_SAVE_HEADER) != "save":
         article = await reader.mark_opened(article_id)
         count = None
+        # the page now shows a later state than the version read with it: a browser's
+        # page of that version is not this one
+        key = None
     through = await _through(request, page, f, carry, count)
     if content is not None and error is None:
         return _ready_page(request, article, content, through, (key, page.version) if key is not None else None)

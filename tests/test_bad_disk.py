@@ -161,6 +161,22 @@ async def test_a_read_only_database_serves_reads_with_a_banner_and_refuses_write
         assert (await client.get(f"/api/articles/{article}")).json()["starred"] is False
 
 
+async def test_a_ready_article_on_a_read_only_database_says_so_too(
+        on_disk: Settings, disk: Disk, pages: LoopbackServer) -> None:
+    """The reader view is rendered apart from the other pages (and kept): it shows the
+    banner all the same."""
+    [article] = await made(on_disk, pages, ["one"])
+    async with app_client(on_disk) as client:
+        assert (await client.get(f"/api/articles/{article}/content")).status_code == 200
+        assert (await client.post(f"/api/articles/{article}/read")).status_code == 200
+    disk.remount("ro")
+    async with app_client(on_disk) as client:
+        for _ in range(2):
+            page = await client.get(f"/articles/{article}")
+            assert page.status_code == 200 and 'class="body"' in page.text
+            assert "The database is read-only" in page.text
+
+
 async def test_check_says_ok_or_what_is_wrong_in_one_line(
         on_disk: Settings, disk: Disk, pages: LoopbackServer, capsys: pytest.CaptureFixture[str]) -> None:
     await made(on_disk, pages, ["one"])
