@@ -321,8 +321,8 @@ class Access:
             return await refuse(403, "cross-site request refused")
 
         authenticated = True
-        client = client_key(scope)
         if self.password:
+            client = client_key(scope)  # parsing the address costs a tenth of a kept page's answer: only when needed
             presents_password = (scope["method"] == "POST" and scope["path"] == "/login") or \
                 "authorization" in request.headers
             wait = self.throttle.wait(client) if presents_password else 0.0

@@ -412,35 +412,58 @@ PAGE_CACHE_SIZE = 64
 PAGE_CACHE_BYTES = 8_000_000  # a page is 20-100 KB; a few pathological ones must not hold memory
 
 
+class KeptPage(Response):
+    """A page answered as it was kept: its body and headers were made once, when it was
+    rendered (Starlette's Response makes its headers anew for every answer)."""
+
+    def __init__(self, body: bytes, raw_headers: list[tuple[bytes, bytes]]) -> None:
+        self.status_code = 200
+        self.body = body
+        self.raw_headers = list(raw_headers)  # a layer outside may add its own
+        self.background = None
+
+
+def _page_headers(etag: str, length: int | None = None) -> list[tuple[bytes, bytes]]:
+    """The headers of a ready page (`length`: its body's) or, without one, of its 304. The
+    browser may keep a ready page but must ask before showing it again (no-cache, not
+    no-store): an unchanged article is then a 304 with no body and no render."""
+    headers = [(b"cache-control", b"no-cache"), (b"etag", etag.encode("latin-1"))]
+    if length is not None:
+        headers += [(b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(length).encode())]
+    return headers
+
+
 class RenderedPages:
-    """The most recently used rendered pages, by key, each with the ETag of what it shows:
-    at most `size` of them and `budget` bytes in all."""
+    """The most recently used rendered pages, by key, each with the ETag of what it shows
+    and its headers: at most `size` of them and `budget` bytes in all."""
 
     def __init__(self, size: int = PAGE_CACHE_SIZE, budget: int = PAGE_CACHE_BYTES) -> None:
         self.size, self.budget = size, budget
-        self._pages: OrderedDict[Any, tuple[str, bytes]] = OrderedDict()
+        self._pages: OrderedDict[Any, tuple[str, KeptPage]] = OrderedDict()
         self._bytes = 0
 
-    def get(self, key: Any, etag: str) -> bytes | None:
-        """The page kept under `key`, if it is the one `etag` names."""
+    def get(self, key: Any, etag: str) -> KeptPage | None:
+        """The answer kept under `key`, if it is the page `etag` names."""
         kept = self._pages.get(key)
         if kept is None or kept[0] != etag:
             return None
         self._pages.move_to_end(key)
-        return kept[1]
+        return KeptPage(kept[1].body, kept[1].raw_headers)
 
-    def put(self, key: Any, etag: str, body: bytes) -> None:
-        """Keep `body` under `key`, in place of any older version of it."""
+    def put(self, key: Any, etag: str, body: bytes) -> KeptPage:
+        """Keep `body` under `key`, in place of any older version of it; its answer."""
+        page = KeptPage(body, _page_headers(etag, len(body)))
         old = self._pages.pop(key, None)
         if old is not None:
-            self._bytes -= len(old[1])
+            self._bytes -= len(old[1].body)
         if len(body) > self.budget:
-            return
-        self._pages[key] = (etag, body)
+            return page
+        self._pages[key] = (etag, page)
         self._bytes += len(body)
         while len(self._pages) > self.size or self._bytes > self.budget:
             _, (_, dropped) = self._pages.popitem(last=False)
-            self._bytes -= len(dropped)
+            self._bytes -= len(dropped.body)
+        return page
 
     def __len__(self) -> int:
         return len(self._pages)
@@ -486,12 +509,9 @@ async def _kept_page(request: Request, key: PageKey) -> Response | None:
     if unread and request.headers.get(OFFLINE_SAVE_HEADER) != "save":
         return None
     etag = _page_etag(key, version)
-    if etag in _etags(request.headers.get("if-none-match", "")):
-        return Response(status_code=304, headers={"Cache-Control": "no-cache", "ETag": etag})
-    body = _rendered_pages(request).get(key, etag)
-    if body is None:
-        return None
-    return Response(body, media_type="text/html", headers={"Cache-Control": "no-cache", "ETag": etag})
+    if _matches(request, etag):
+        return _not_modified(etag)
+    return _rendered_pages(request).get(key, etag)
 
 
 def page_version(article: Article, content: Content, csrf: str, through: dict[str, Any] | None = None,
@@ -516,19 +536,27 @@ def _ready_page(request: Request, article: Article, content: Content, through: d
         etag = _page_etag(*kept)
     else:
         key = etag = page_version(article, content, csrf, through, read_only)
-    # The browser may keep a ready page but must ask before showing it again (no-cache, not
-    # no-store): an unchanged article is then a 304 with no body and no render.
-    headers = {"Cache-Control": "no-cache", "ETag": etag}
-    if etag in _etags(request.headers.get("if-none-match", "")):
-        return Response(status_code=304, headers=headers)
+    if _matches(request, etag):
+        return _not_modified(etag)
     pages = _rendered_pages(request)
-    body = pages.get(key, etag)
-    if body is None:
-        body = env.get_template("article.html").render(request=request, csrf=csrf, read_only=read_only,
-                                                       article=article, content=content, error=None,
-                                                       **through).encode()
-        pages.put(key, etag, body)
-    return Response(body, media_type="text/html", headers=headers)
+    kept = pages.get(key, etag)
+    if kept is not None:
+        return kept
+    body = env.get_template("article.html").render(request=request, csrf=csrf, read_only=read_only,
+                                                   article=article, content=content, error=None, **through)
+    return pages.put(key, etag, body.encode())
+
+
+def _matches(request: Request, etag: str) -> bool:
+    """Whether the browser asks with this ETag: it kept this very page."""
+    header = request.headers.get("if-none-match")
+    return header is not None and etag in _etags(header)
+
+
+def _not_modified(etag: str) -> Response:
+    response = Response(status_code=304)
+    response.raw_headers = _page_headers(etag)
+    return response
 
 
 def _etags(header: str) -> list[str]:
@@ -972,6 +1000,9 @@ async def save_link(request: Request) -> Response:
 
 
 routes = [
+    # first: a ready article's open is the request most worth answering fast, and the
+    # router tries each route in turn (the others' paths cannot be an article's)
+    Route("/articles/{id:rowid}", read, methods=["GET"]),
     Route("/login", login_page, methods=["GET"]),
     Route("/login", login, methods=["POST"]),
     Route("/logout", logout, methods=["POST"]),
@@ -980,7 +1011,6 @@ routes = [
     Route("/articles/read/undo", undo_mark, methods=["POST"]),
     Route("/articles/tags", tag_many, methods=["POST"]),
     Route("/articles/{id:rowid}/tags", set_tags, methods=["POST"]),
-    Route("/articles/{id:rowid}", read, methods=["GET"]),
     Route("/articles/{id:rowid}/card", card, methods=["GET"]),
     Route("/articles/{id:rowid}/body", reading_body, methods=["GET"]),
     Route("/articles/{id:rowid}/queue", queue, methods=["POST"]),
