@@ -40,13 +40,13 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from starlette.datastructures import FormData, Headers
+from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import Request, cookie_parser
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -157,7 +157,7 @@ def cross_site(request: Request, origins: frozenset[str] = frozenset()) -> bool:
     return origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}" and origin not in origins
 
 
-def foreign_subresource(headers: Headers) -> bool:
+def foreign_subresource(headers: Mapping[str, str]) -> bool:
     """A request another site's page made for something other than a top-level navigation:
     an <img>, <script>, <iframe>, fetch()... Browsers that send Sec-Fetch-Site send
     Sec-Fetch-Mode too; without them (scripts, the CLI, old browsers) nothing is known."""
@@ -311,11 +311,14 @@ class Access:
         if len(scope.get("raw_path") or scope["path"].encode()) + len(scope["query_string"]) > MAX_TARGET_LENGTH:
             return await refuse(414, f"the request's URL is longer than {MAX_TARGET_LENGTH} characters")
         request = Request(scope)
-        origin = self._origin(request)
+        # The headers this layer reads on every request, looked up in a dict (Starlette's
+        # Headers walks the list for each): the first of a repeated header, as Headers has it.
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in reversed(scope["headers"])}
+        origin = self._origin(scope, headers.get("host"))
         if origin is None:
-            return await refuse(421, self._host_message(request.headers.get("host", "")))
+            return await refuse(421, self._host_message(headers.get("host", "")))
         scope["reader.origin"] = origin
-        if foreign_subresource(request.headers):
+        if foreign_subresource(headers):
             return await refuse(403, "another site's page cannot load or embed reader's pages")
         if scope["method"] not in SAFE_METHODS and cross_site(request, self.origins):
             return await refuse(403, "cross-site request refused")
@@ -324,7 +327,7 @@ class Access:
         if self.password:
             client = client_key(scope)  # parsing the address costs a tenth of a kept page's answer: only when needed
             presents_password = (scope["method"] == "POST" and scope["path"] == "/login") or \
-                "authorization" in request.headers
+                "authorization" in headers
             wait = self.throttle.wait(client) if presents_password else 0.0
             if wait > 0:
                 return await refuse(429, f"too many wrong passwords: try again in {math.ceil(wait)} s",
@@ -332,7 +335,7 @@ class Access:
             authenticated = self._authenticated(request, client)
 
         limit = self._body_limit(scope, authenticated)
-        declared = request.headers.get("content-length", "")
+        declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             return await refuse(413, _too_large(limit), {"connection": "close"})
 
@@ -353,7 +356,7 @@ class Access:
             if scope["method"] == "POST" and scope["path"] == "/login":
                 send = self._counting_login(send, client)
 
-        token = request.cookies.get(CSRF_COOKIE)
+        token = cookie_parser(headers["cookie"]).get(CSRF_COOKIE) if "cookie" in headers else None
         fresh = None
         if not token or len(token) < 20:
             token = fresh = secrets.token_urlsafe(32)
@@ -393,13 +396,13 @@ class Access:
             if not refused:
                 raise
 
-    def _origin(self, request: Request) -> str | None:
-        """The origin this request reached us at, or None if its Host is not ours."""
-        host = request.headers.get("host")
+    def _origin(self, scope: Scope, host: str | None) -> str | None:
+        """The origin a request reached us at (`host`: its Host header), or None if its
+        Host is not ours."""
         if host is None:  # HTTP/1.0 without Host: no browser, so no rebinding
-            server = request.scope.get("server") or ("127.0.0.1", self.settings.port)
+            server = scope.get("server") or ("127.0.0.1", self.settings.port)
             bound = f"[{server[0]}]" if ":" in str(server[0]) else str(server[0])
-            return f"{request.url.scheme}://{bound}:{server[1]}"
+            return f"{scope.get('scheme', 'http')}://{bound}:{server[1]}"
         ours = self._hosts_seen.get(host)
         if ours is None:
             name = host_name(host)
@@ -411,7 +414,7 @@ class Access:
                 self._hosts_seen[host] = ours
         if not ours:
             return None
-        return f"{request.scope.get('scheme', 'http')}://{host.lower()}"
+        return f"{scope.get('scheme', 'http')}://{host.lower()}"
 
     def _host_message(self, host: str) -> str:
         shown = host if len(host) <= 100 and host.isprintable() else host[:100].encode("ascii", "replace").decode()

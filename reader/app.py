@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import api, views
 from .access import Access
@@ -101,14 +101,28 @@ def stop_taking_work(app: Starlette) -> None:
 class ReaderApp(Starlette):
     """Starlette with the access layer outermost, outside even the handler that turns a
     crash into a 500, so that every answer, a 500 included, carries the security headers
-    and no request reaches any layer before its Host and size are checked."""
+    and no request reaches any layer before its Host and size are checked. Right inside
+    it, a ready article's page kept from before and still current is answered
+    (`views.kept_page`) before Starlette's own layers and router, which cost as much as
+    the answer itself; anything else goes the whole way."""
 
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
         self.access_settings = settings
         super().__init__(**kwargs)
 
     def build_middleware_stack(self) -> ASGIApp:
-        return Access(super().build_middleware_stack(), self.access_settings)
+        return Access(_kept_pages_first(super().build_middleware_stack()), self.access_settings)
+
+
+def _kept_pages_first(app: ASGIApp) -> ASGIApp:
+    async def kept_first(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            kept = await views.kept_page(scope)
+            if kept is not None:
+                return await kept(scope, receive, send)
+        await app(scope, receive, send)
+
+    return kept_first
 
 
 async def _reader_error(request: Request, exc: Exception) -> Response:

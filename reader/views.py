@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.background import BackgroundTask
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import Scope
 
 from .access import (
     MAX_TARGET_LENGTH, SESSION_COOKIE, check_token, checked_form, end_session, from_another_site, origin_of,
@@ -341,16 +342,12 @@ async def read(request: Request) -> Response:
     (or joined) and, by default, the feed's summary painted at once with a "cleaning…"
     state that polls for the full text and swaps it in by itself (`open_wait` seconds of
     waiting for the text first, if set). The extraction is its own task: the page going
-    away never cancels it. A ready page rendered before and still current (the library's
-    version has not moved since) is answered from memory, or with a 304."""
+    away never cancels it. A ready page rendered before and still current is answered
+    before this, by `kept_page` (in front of the router)."""
     reader = reader_of(request)
     article_id = request.path_params["id"]
     f, carry = _list_of(request.query_params)
-    key = _page_key(request, article_id, carry) if _kept_by_version(f) else None
-    if key is not None:
-        kept = await _kept_page(request, key)
-        if kept is not None:
-            return kept
+    key = _page_key(reader, article_id, request.scope.get("reader.csrf", ""), carry) if _kept_by_version(f) else None
     page = await reader.reading_page(article_id, f)
     article, content, error = await _reading_state(request, article_id, reader.settings.open_wait,
                                                    (page.article, page.content))
@@ -439,7 +436,7 @@ class RenderedPages:
 
     def __init__(self, size: int = PAGE_CACHE_SIZE, budget: int = PAGE_CACHE_BYTES) -> None:
         self.size, self.budget = size, budget
-        self._pages: OrderedDict[Any, tuple[str, KeptPage]] = OrderedDict()
+        self._pages: OrderedDict[Any, tuple[str, bytes, list[tuple[bytes, bytes]]]] = OrderedDict()
         self._bytes = 0
 
     def get(self, key: Any, etag: str) -> KeptPage | None:
@@ -448,22 +445,21 @@ class RenderedPages:
         if kept is None or kept[0] != etag:
             return None
         self._pages.move_to_end(key)
-        return KeptPage(kept[1].body, kept[1].raw_headers)
+        return KeptPage(kept[1], kept[2])
 
     def put(self, key: Any, etag: str, body: bytes) -> KeptPage:
         """Keep `body` under `key`, in place of any older version of it; its answer."""
-        page = KeptPage(body, _page_headers(etag, len(body)))
+        headers = _page_headers(etag, len(body))
         old = self._pages.pop(key, None)
         if old is not None:
-            self._bytes -= len(old[1].body)
-        if len(body) > self.budget:
-            return page
-        self._pages[key] = (etag, page)
-        self._bytes += len(body)
-        while len(self._pages) > self.size or self._bytes > self.budget:
-            _, (_, dropped) = self._pages.popitem(last=False)
-            self._bytes -= len(dropped.body)
-        return page
+            self._bytes -= len(old[1])
+        if len(body) <= self.budget:
+            self._pages[key] = (etag, body, headers)
+            self._bytes += len(body)
+            while len(self._pages) > self.size or self._bytes > self.budget:
+                _, (_, dropped, _) = self._pages.popitem(last=False)
+                self._bytes -= len(dropped)
+        return KeptPage(body, headers)
 
     def __len__(self) -> int:
         return len(self._pages)
@@ -487,11 +483,11 @@ def _kept_by_version(f: ArticleFilter) -> bool:
 PageKey = tuple[int, str, str, bool]
 
 
-def _page_key(request: Request, article_id: int, carry: str) -> PageKey:
+def _page_key(reader: Reader, article_id: int, csrf: str, carry: str) -> PageKey:
     """What a ready page varies with besides the database: the article, the CSRF token
-    its forms carry, the list its links keep, and whether the database is read-only."""
-    reader = reader_of(request)
-    return article_id, request.scope.get("reader.csrf", ""), carry, reader.store.read_only
+    its forms carry, the list its links keep, and whether the database is read-only.
+    (The reader view's templates read no cookie and nothing else of the request.)"""
+    return article_id, csrf, carry, reader.store.read_only
 
 
 def _page_etag(key: PageKey, version: int) -> str:
@@ -501,17 +497,41 @@ def _page_etag(key: PageKey, version: int) -> str:
     return f'"{_BOOT}-{version}-{hash(key) & 0xFFFFFFFFFFFFFFFF:016x}"'
 
 
-async def _kept_page(request: Request, key: PageKey) -> Response | None:
-    """The answer to an open of a ready article whose page is current: a 304 for the
-    browser that kept it, else the page kept here; None when it must be read and rendered
-    (nothing kept, something changed, or opening it marks it read). Raises NotFound."""
-    version, unread = await reader_of(request).page_version(key[0])
-    if unread and request.headers.get(OFFLINE_SAVE_HEADER) != "save":
+_ARTICLE_PATH = re.compile(r"/articles/([0-9]{1,18})")
+
+
+async def kept_page(scope: Scope) -> Response | None:
+    """The answer to a GET of a ready article whose page is kept and current: a 304 for
+    the browser that kept it too, else the page kept here. None for anything else (not an
+    article's page, nothing kept, something changed, opening it marks it read, no such
+    article): `read` then answers as always. Asked before routing (see ReaderApp), inside
+    the access layer: a kept page is one small read and a lookup, and Starlette's layers
+    and router cost as much again."""
+    found = _ARTICLE_PATH.fullmatch(scope["path"])
+    if found is None or scope["method"] != "GET":
         return None
+    article_id = int(found.group(1))
+    query = scope["query_string"]
+    f, carry = _list_of(QueryParams(query)) if query else (READING_LIST, "")
+    if not _kept_by_version(f):
+        return None
+    state = scope["app"].state
+    reader: Reader | None = getattr(state, "reader", None)
+    if reader is None or article_id > MAX_ID:
+        return None
+    try:
+        version, unread = await reader.page_version(article_id)
+    except ReaderError:
+        return None  # no such article, a storage error: answered and explained the whole way
+    headers = dict(scope["headers"])
+    if unread and headers.get(OFFLINE_SAVE_HEADER.encode()) != b"save":
+        return None
+    key = _page_key(reader, article_id, scope.get("reader.csrf", ""), carry)
     etag = _page_etag(key, version)
-    if _matches(request, etag):
+    if _matches(headers.get(b"if-none-match"), etag):
         return _not_modified(etag)
-    return _rendered_pages(request).get(key, etag)
+    pages: RenderedPages | None = getattr(state, "pages", None)
+    return pages.get(key, etag) if pages is not None else None
 
 
 def page_version(article: Article, content: Content, csrf: str, through: dict[str, Any] | None = None,
@@ -536,21 +556,21 @@ def _ready_page(request: Request, article: Article, content: Content, through: d
         etag = _page_etag(*kept)
     else:
         key = etag = page_version(article, content, csrf, through, read_only)
-    if _matches(request, etag):
+    header = request.headers.get("if-none-match")
+    if _matches(header.encode("latin-1") if header is not None else None, etag):
         return _not_modified(etag)
     pages = _rendered_pages(request)
-    kept = pages.get(key, etag)
-    if kept is not None:
-        return kept
+    answer = pages.get(key, etag)
+    if answer is not None:
+        return answer
     body = env.get_template("article.html").render(request=request, csrf=csrf, read_only=read_only,
                                                    article=article, content=content, error=None, **through)
     return pages.put(key, etag, body.encode())
 
 
-def _matches(request: Request, etag: str) -> bool:
-    """Whether the browser asks with this ETag: it kept this very page."""
-    header = request.headers.get("if-none-match")
-    return header is not None and etag in _etags(header)
+def _matches(header: bytes | None, etag: str) -> bool:
+    """Whether the browser asks (If-None-Match) with this ETag: it kept this very page."""
+    return header is not None and etag in _etags(header.decode("latin-1"))
 
 
 def _not_modified(etag: str) -> Response:
