@@ -310,7 +310,6 @@ class Access:
 
         if len(scope.get("raw_path") or scope["path"].encode()) + len(scope["query_string"]) > MAX_TARGET_LENGTH:
             return await refuse(414, f"the request's URL is longer than {MAX_TARGET_LENGTH} characters")
-        request = Request(scope)
         # The headers this layer reads on every request, looked up in a dict (Starlette's
         # Headers walks the list for each): the first of a repeated header, as Headers has it.
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in reversed(scope["headers"])}
@@ -320,7 +319,7 @@ class Access:
         scope["reader.origin"] = origin
         if foreign_subresource(headers):
             return await refuse(403, "another site's page cannot load or embed reader's pages")
-        if scope["method"] not in SAFE_METHODS and cross_site(request, self.origins):
+        if scope["method"] not in SAFE_METHODS and cross_site(Request(scope), self.origins):
             return await refuse(403, "cross-site request refused")
 
         authenticated = True
@@ -332,7 +331,7 @@ class Access:
             if wait > 0:
                 return await refuse(429, f"too many wrong passwords: try again in {math.ceil(wait)} s",
                                     {"retry-after": str(math.ceil(wait))})
-            authenticated = self._authenticated(request, client)
+            authenticated = self._authenticated(Request(scope), client)
 
         limit = self._body_limit(scope, authenticated)
         declared = headers.get("content-length", "")

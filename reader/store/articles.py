@@ -28,6 +28,8 @@ _READING_COUNT = "(SELECT articles FROM reading_list)"
 # and alone to ask whether a page rendered before is still what it would show.
 _LIBRARY_VERSION = "(SELECT version FROM library_version)"
 
+_PAGE_VERSION = f"SELECT {_LIBRARY_VERSION} AS version, read_at IS NULL AS unread FROM articles WHERE id = ?"
+
 # What an article's page shows besides the article, read in the same statement (each
 # was a read of its own, and each read is a trip to a read connection's thread: most of
 # what a ready article's open cost, see benchmarks/README.md).
@@ -247,10 +249,9 @@ class ArticleStore(StoreBase):
         """The library's version (schema v11) and whether the article is unread, in one
         read; None if there is no such article. A primary key and a one-row table: read
         on the loop's thread, like `reading_page`."""
-        sql = f"SELECT {_LIBRARY_VERSION} AS version, read_at IS NULL AS unread FROM articles WHERE id = ?"
-        rows = self._read_here(sql, (article_id,))
+        rows = self._read_here(_PAGE_VERSION, (article_id,))
         if rows is None:
-            rows = await self._all(sql, (article_id,))
+            rows = await self._all(_PAGE_VERSION, (article_id,))
         return (int(rows[0]["version"]), bool(rows[0]["unread"])) if rows else None
 
     async def list_articles(
