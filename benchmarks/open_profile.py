@@ -12,9 +12,12 @@ Each layer is timed as a median over many calls, the layers interleaved call by 
     `Reader.reading_page` as the article's page calls it (the article, its content, tags,
     notes, the reading list's length and its neighbours in one statement, read on the
     loop's thread);
+  - the check that answers a reopen from the page kept rendered (`Reader.page_version`:
+    the library's version and whether the article is unread, one small statement);
   - the render: article.html through the app's Jinja environment;
-  - the app: the whole ASGI app (access middleware, routing, handler, response) called
-    directly, against the floor (a prepared byte string through the same HTMLResponse).
+  - the app: the whole ASGI app (access middleware, the kept page or routing, handler,
+    response) called directly, against the floor (a prepared byte string through the
+    same HTMLResponse).
 What open_ready measures on top of "the app" is uvicorn: parsing, the access log line,
 and the socket writes, the same for the floor.
 """
@@ -116,6 +119,9 @@ async def breakdown(profile: bool) -> dict[str, float]:
             async def page_read() -> None:
                 await reader.reading_page(article_id, READING_LIST)
 
+            async def version() -> None:
+                await reader.page_version(article_id)
+
             async def render() -> None:
                 template.render(request=Req, csrf="x" * 43, article=article, content=content, error=None)
 
@@ -148,6 +154,7 @@ async def breakdown(profile: bool) -> dict[str, float]:
             layers = {"read, aiosqlite (thread hop)": read_hop, "read, sqlite3 in the loop thread": read_direct,
                       "Store.reading": reading, "the article's tags alone": tags,
                       "Reader.reading_page (as the app calls it)": page_read,
+                      "Reader.page_version (a kept page's check)": version,
                       "render article.html": render, "whole app (ASGI call)": whole_app,
                       "whole app, If-None-Match (304 if supported)": revalidated, "floor (ASGI call)": floor}
             times: dict[str, list[float]] = {k: [] for k in layers}
