@@ -174,7 +174,7 @@ class ArticlePage:
     reading_count: int
     prev: Link | None = None
     next: Link | None = None
-    # the library's version when this was read (schema v11): every later change that a
+    # the library's version when this was read (schema v12): every later change that a
     # page can show makes it larger
     version: int = 0
 

@@ -400,7 +400,7 @@ def _list_name(f: ArticleFilter) -> str:
 # this process's templates. Rendering it was most of what an open cost (see
 # benchmarks/README.md), so the last few rendered pages are kept. A page is kept under
 # what it varies with besides the database, with the library's version it was read at
-# (schema v11: every change a page can show, by any process, makes it grow): a reopen
+# (schema v12: every change a page can show, by any process, makes it grow): a reopen
 # is then one small read and a lookup. The page's ETag says the same, so a browser that
 # kept it gets a 304 without even the lookup. _BOOT puts this process's templates into
 # every ETag: a restart renders afresh.

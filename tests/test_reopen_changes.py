@@ -1,5 +1,5 @@
 """A reopened ready article is answered from the page rendered before, for as long as the
-library's version (schema v11, kept by triggers) says nothing the page shows has changed.
+library's version (schema v12, kept by triggers) says nothing the page shows has changed.
 Each test here keeps a page (opens it twice), changes one thing the page shows, in this
 process or in another one (the CLI, a worker, a plain SQLite connection), and reopens:
 the page must show the change. Without the trigger that counts that change, the kept

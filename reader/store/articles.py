@@ -24,7 +24,7 @@ SEARCH_RANKED = 1000
 # cost 0.6 ms a page at 3,000 articles.
 _READING_COUNT = "(SELECT articles FROM reading_list)"
 
-# Grows with every change an article's page can show (schema v11): read with the page,
+# Grows with every change an article's page can show (schema v12): read with the page,
 # and alone to ask whether a page rendered before is still what it would show.
 _LIBRARY_VERSION = "(SELECT version FROM library_version)"
 
@@ -246,7 +246,7 @@ class ArticleStore(StoreBase):
         return article, content
 
     async def page_version(self, article_id: int) -> tuple[int, bool] | None:
-        """The library's version (schema v11) and whether the article is unread, in one
+        """The library's version (schema v12) and whether the article is unread, in one
         read; None if there is no such article. A primary key and a one-row table: read
         on the loop's thread, like `reading_page`."""
         rows = self._read_here(_PAGE_VERSION, (article_id,))
