@@ -13,7 +13,7 @@ import re
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -431,30 +431,31 @@ def _page_headers(etag: str, length: int | None = None) -> list[tuple[bytes, byt
 
 
 class RenderedPages:
-    """The most recently used rendered pages, by key, each with the ETag of what it shows
-    and its headers: at most `size` of them and `budget` bytes in all."""
+    """The most recently used rendered pages, by key, each with the version of what it
+    shows (the library's version, or for a page not kept by it its ETag) and its
+    headers: at most `size` of them and `budget` bytes in all."""
 
     def __init__(self, size: int = PAGE_CACHE_SIZE, budget: int = PAGE_CACHE_BYTES) -> None:
         self.size, self.budget = size, budget
-        self._pages: OrderedDict[Any, tuple[str, bytes, list[tuple[bytes, bytes]]]] = OrderedDict()
+        self._pages: OrderedDict[Any, tuple[Hashable, bytes, list[tuple[bytes, bytes]]]] = OrderedDict()
         self._bytes = 0
 
-    def get(self, key: Any, etag: str) -> KeptPage | None:
-        """The answer kept under `key`, if it is the page `etag` names."""
+    def get(self, key: Any, version: Hashable) -> KeptPage | None:
+        """The answer kept under `key`, if it shows this version."""
         kept = self._pages.get(key)
-        if kept is None or kept[0] != etag:
+        if kept is None or kept[0] != version:
             return None
         self._pages.move_to_end(key)
         return KeptPage(kept[1], kept[2])
 
-    def put(self, key: Any, etag: str, body: bytes) -> KeptPage:
+    def put(self, key: Any, version: Hashable, etag: str, body: bytes) -> KeptPage:
         """Keep `body` under `key`, in place of any older version of it; its answer."""
         headers = _page_headers(etag, len(body))
         old = self._pages.pop(key, None)
         if old is not None:
             self._bytes -= len(old[1])
         if len(body) <= self.budget:
-            self._pages[key] = (etag, body, headers)
+            self._pages[key] = (version, body, headers)
             self._bytes += len(body)
             while len(self._pages) > self.size or self._bytes > self.budget:
                 _, (_, dropped, _) = self._pages.popitem(last=False)
@@ -527,11 +528,13 @@ async def kept_page(scope: Scope) -> Response | None:
     if unread and headers.get(OFFLINE_SAVE_HEADER.encode()) != b"save":
         return None
     key = _page_key(reader, article_id, scope.get("reader.csrf", ""), carry)
-    etag = _page_etag(key, version)
-    if _matches(headers.get(b"if-none-match"), etag):
-        return _not_modified(etag)
+    asked = headers.get(b"if-none-match")
+    if asked is not None:
+        etag = _page_etag(key, version)
+        if _matches(asked, etag):
+            return _not_modified(etag)
     pages: RenderedPages | None = getattr(state, "pages", None)
-    return pages.get(key, etag) if pages is not None else None
+    return pages.get(key, version) if pages is not None else None
 
 
 def page_version(article: Article, content: Content, csrf: str, through: dict[str, Any] | None = None,
@@ -551,21 +554,23 @@ def _ready_page(request: Request, article: Article, content: Content, through: d
     by version; else it is kept by a hash of what it was rendered from."""
     csrf = request.scope.get("reader.csrf", "")
     read_only = reader_of(request).store.read_only
+    version: Hashable
     if kept is not None:
         key: Any = kept[0]
+        version = kept[1]
         etag = _page_etag(*kept)
     else:
-        key = etag = page_version(article, content, csrf, through, read_only)
+        key = version = etag = page_version(article, content, csrf, through, read_only)
     header = request.headers.get("if-none-match")
     if _matches(header.encode("latin-1") if header is not None else None, etag):
         return _not_modified(etag)
     pages = _rendered_pages(request)
-    answer = pages.get(key, etag)
+    answer = pages.get(key, version)
     if answer is not None:
         return answer
     body = env.get_template("article.html").render(request=request, csrf=csrf, read_only=read_only,
                                                    article=article, content=content, error=None, **through)
-    return pages.put(key, etag, body.encode())
+    return pages.put(key, version, etag, body.encode())
 
 
 def _matches(header: bytes | None, etag: str) -> bool:
