@@ -14,7 +14,9 @@ from pathlib import Path
 
 import httpx
 
-from .helpers import RSS, app_client, rss, run_cli, wait_for, worker_process
+from reader.access import CSRF_COOKIE
+
+from .helpers import RSS, app_client, assert_strict_csp, rss, run_cli, wait_for, worker_process
 
 
 async def _saved_ready(client: httpx.AsyncClient, pages, slug: str, *, opened: bool = True) -> int:
@@ -226,3 +228,28 @@ async def test_a_kept_page_of_an_article_since_deleted_is_not_found(settings, pa
             other.execute("DELETE FROM articles WHERE id = ?", (article_id,))
         gone = await client.get(f"/articles/{article_id}", headers={"If-None-Match": page.headers["etag"]})
         assert gone.status_code == 404 and "no such article" in gone.text
+
+
+async def test_a_kept_page_passes_every_access_check_first(settings, pages):
+    """Kept pages are answered inside the access layer: a browser without the session
+    (even one with the same CSRF cookie, so the same kept page's key) is sent to log in,
+    with or without the page's ETag; another host name and another site's embedding are
+    refused; the kept page carries the security headers."""
+    async with app_client(settings.replace(serve_workers=0, password="correct horse")) as client:
+        assert (await client.post("/login", data={"password": "correct horse", "next": "/"})).status_code == 303
+        article_id = await _saved_ready(client, pages, "guarded")
+        path = f"/articles/{article_id}"
+        await _kept(client, path)
+        kept = await client.get(path)
+        assert_strict_csp(kept)
+        transport = httpx.ASGITransport(app=client.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://reader.test") as stranger:
+            stranger.cookies.set(CSRF_COOKIE, client.cookies[CSRF_COOKIE])
+            for headers in ({}, {"If-None-Match": kept.headers["etag"]}):
+                answer = await stranger.get(path, headers=headers)
+                assert answer.status_code == 303 and answer.headers["location"].startswith("/login")
+                assert "marker-guarded" not in answer.text
+        assert (await client.get(path, headers={"Host": "rebound.example"})).status_code == 421
+        embedded = await client.get(path, headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors",
+                                                   "Sec-Fetch-Dest": "image"})
+        assert embedded.status_code == 403 and "marker-guarded" not in embedded.text
