@@ -543,7 +543,7 @@ async def kept_page(scope: Scope) -> Response | None:
     return pages.get(key, version)
 
 
-def page_version(article: Article, content: Content, csrf: str, through: dict[str, Any] | None = None,
+def _content_etag(article: Article, content: Content, csrf: str, through: dict[str, Any] | None = None,
                  read_only: bool = False) -> str:
     """Everything a ready article's page is rendered from, hashed: the ETag of a page
     opened from a list that cannot be kept by the library's version (see
@@ -566,7 +566,7 @@ def _ready_page(request: Request, article: Article, content: Content, through: d
         version = kept[1]
         etag = _page_etag(*kept)
     else:
-        key = version = etag = page_version(article, content, csrf, through, read_only)
+        key = version = etag = _content_etag(article, content, csrf, through, read_only)
     header = request.headers.get("if-none-match")
     if _matches(header.encode("latin-1") if header is not None else None, etag):
         return _not_modified(etag)

@@ -253,3 +253,18 @@ async def test_a_kept_page_passes_every_access_check_first(settings, pages):
         embedded = await client.get(path, headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors",
                                                    "Sec-Fetch-Dest": "image"})
         assert embedded.status_code == 403 and "marker-guarded" not in embedded.text
+
+
+async def test_a_page_opened_from_a_list_a_claim_decides_is_kept_by_what_it_shows(settings, pages):
+    """Opened from the queued list, whose members change as claims expire (no write, so
+    no new version): the page is kept by a hash of what was read for it, and still shows
+    a change at once."""
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        article_id = await _saved_ready(client, pages, "from-the-line")
+        listed = {"list": "state=queued"}
+        first = await client.get(f"/articles/{article_id}", params=listed)
+        again = await client.get(f"/articles/{article_id}", params=listed, headers={"If-None-Match": first.headers["etag"]})
+        assert again.status_code == 304
+        assert (await client.post(f"/api/articles/{article_id}/star")).status_code == 200
+        page = await client.get(f"/articles/{article_id}", params=listed, headers={"If-None-Match": first.headers["etag"]})
+        assert page.status_code == 200 and ">unstar<" in page.text
