@@ -343,14 +343,19 @@ async def read(request: Request) -> Response:
     state that polls for the full text and swaps it in by itself (`open_wait` seconds of
     waiting for the text first, if set). The extraction is its own task: the page going
     away never cancels it. A ready page rendered before and still current is answered
-    before this, by `kept_page` (in front of the router)."""
+    before this, by `kept_page` (in front of the router).
+
+    A link on another site's page is not the person asking: followed from there, the page
+    shows what is already there and changes nothing (no cleaning started, not marked read)
+    until the person asks again from reader itself."""
     reader = reader_of(request)
     article_id = request.path_params["id"]
     f, carry = _list_of(request.query_params)
+    held = from_another_site(request)
     key = _page_key(reader, article_id, request.scope.get("reader.csrf", ""), carry) if _kept_by_version(f) else None
     page = await reader.reading_page(article_id, f)
     article, content, error = await _reading_state(request, article_id, reader.settings.open_wait,
-                                                   (page.article, page.content))
+                                                   (page.article, page.content), start=not held)
     # The nav's count, read with the article, holds unless this open changes it (marking
     # the article read) or the text may have arrived meanwhile
     count: int | None = page.reading_count if page.content is not None else None
@@ -359,7 +364,7 @@ async def read(request: Request) -> Response:
     # Opening marks it read (not done with: see Reader.mark_opened); later opens write
     # nothing. The service worker saving the reading list for offline reading is not a
     # person opening it.
-    if article.read_at is None and request.headers.get(OFFLINE_SAVE_HEADER) != "save":
+    if article.read_at is None and request.headers.get(OFFLINE_SAVE_HEADER) != "save" and not held:
         article = await reader.mark_opened(article_id)
         count = None
         # the page now shows a later state than the version read with it: a browser's
@@ -368,7 +373,7 @@ async def read(request: Request) -> Response:
     through = await _through(request, page, f, carry, count)
     if content is not None and error is None:
         return _ready_page(request, article, content, through, (key, page.version) if key is not None else None)
-    return render(request, "article.html", article=article, content=content, error=error, **through)
+    return render(request, "article.html", article=article, content=content, error=error, held=held, **through)
 
 
 async def _through(request: Request, page: ArticlePage, f: ArticleFilter, carry: str,
@@ -754,17 +759,17 @@ async def _text_within(request: Request, article_id: int, wait: float) -> tuple[
 
 
 async def _reading_state(request: Request, article_id: int, wait: float,
-                         read: tuple[Article, Content | None] | None = None,
+                         read: tuple[Article, Content | None] | None = None, start: bool = True,
                          ) -> tuple[Article, Content | None, str | None]:
     """The article, its content, and why it failed: the content now if it is cached; else
-    the extraction started or joined and waited for up to `wait` seconds. Raises NotFound.
-    `read`: the article and content as just read, if they were."""
+    the extraction started or joined (unless not `start`) and waited for up to `wait`
+    seconds. Raises NotFound. `read`: the article and content as just read, if they were."""
     reader = reader_of(request)
     article, content = read if read is not None else await reader.reading(article_id)
     error = None
     if content is None and article.state == "failed":
         error = article.error  # a retry is a tap, not a side effect of opening
-    elif content is None:
+    elif content is None and start:
         content, error = await _text_within(request, article_id, wait)
         fresh = await reader.article(article_id)
         fresh.read_at = fresh.read_at or article.read_at
@@ -774,10 +779,12 @@ async def _reading_state(request: Request, article_id: int, wait: float,
 
 async def reading_body(request: Request) -> Response:
     """The reader view's body alone: the page polls it while the article is being
-    cleaned, and it stops polling (no hx-trigger) once the text or a failure is there."""
-    article, content, error = await _reading_state(request, request.path_params["id"], 0.0)
+    cleaned, and it stops polling (no hx-trigger) once the text or a failure is there.
+    Another site's link to it starts nothing, as with the article's page."""
+    held = from_another_site(request)
+    article, content, error = await _reading_state(request, request.path_params["id"], 0.0, start=not held)
     return render(request, "_reading_body.html", article=article, content=content, error=error,
-                  live=is_htmx(request))
+                  live=is_htmx(request), held=held)
 
 
 async def _toggle(request: Request, field: str) -> Response:

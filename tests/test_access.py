@@ -10,7 +10,7 @@ import pytest
 from reader.access import CSRF_COOKIE
 
 from . import commands
-from .helpers import app_client, rss, state_of, subscribe_slugs
+from .helpers import app_client, rss, state_of, subscribe_slugs, wait_for
 
 
 async def _one_article(client, pages) -> int:
@@ -166,3 +166,34 @@ async def test_same_origin_and_headerless_taps_are_accepted(quiet, pages, header
 async def test_reads_from_a_foreign_origin_are_still_served(quiet):
     response = await quiet.get("/", headers={"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"})
     assert response.status_code == 200
+
+
+# -- a link on another site's page opens, and changes nothing --------------------------------------------------------
+
+FOLLOWED_FROM_ELSEWHERE = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+
+
+async def test_an_article_opened_from_another_sites_link_is_neither_cleaned_nor_marked_read(quiet, pages):
+    """Opening an article cleans it and marks it read. A top-level navigation passes the
+    access layer from anywhere, so any site could make reader fetch and clean the person's
+    articles and empty their reading list by linking to them."""
+    _, [a] = await subscribe_slugs(quiet, pages, ["a"])
+    fetched = pages.hits.copy()
+    for path in (f"/articles/{a}", f"/articles/{a}/body"):
+        response = await quiet.get(path, headers=FOLLOWED_FROM_ELSEWHERE)
+        assert response.status_code == 200
+        assert "has not started cleaning" in response.text and "hx-trigger" not in response.text
+    assert 'http-equiv="refresh"' not in (await quiet.get(f"/articles/{a}", headers=FOLLOWED_FROM_ELSEWHERE)).text
+    article = (await quiet.get(f"/api/articles/{a}")).json()
+    assert article["state"] == "new" and article["read"] is False
+    assert pages.hits == fetched  # nothing was fetched for it
+
+    # The page's own link is the person asking: it opens as always.
+    own = await quiet.get(f"/articles/{a}", headers={"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "navigate"})
+    assert own.status_code == 200 and "has not started cleaning" not in own.text
+    await wait_for(lambda: _state_is(quiet, a, "ready"))
+    assert (await quiet.get(f"/api/articles/{a}")).json()["read"] is True
+
+
+async def _state_is(client, article_id: int, state: str) -> bool:
+    return await state_of(client, article_id) == state

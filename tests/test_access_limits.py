@@ -226,11 +226,13 @@ async def test_another_sites_img_cannot_mark_read_or_start_cleaning(settings, pa
         article = (await client.get(f"/api/articles/{article_id}")).json()
         assert article["state"] == "new" and not article["read"]
         assert pages.hits["/a.html"] == 0
-        # a link followed from another site is a person's choice: it opens (and cleans) the article
+        # a link followed from another site opens the article, but starts and marks nothing
+        # (test_access.py::test_an_article_opened_from_another_sites_link_is_neither_cleaned_nor_marked_read)
         link = await client.get(f"/articles/{article_id}", headers={**cross, "Sec-Fetch-Mode": "navigate",
                                                                     "Sec-Fetch-Dest": "document"})
-        assert link.status_code == 200 and "marker-a" in link.text
-        assert (await client.get(f"/api/articles/{article_id}")).json()["read"]
+        assert link.status_code == 200 and "has not started cleaning" in link.text
+        assert not (await client.get(f"/api/articles/{article_id}")).json()["read"]
+        assert pages.hits["/a.html"] == 0
 
 
 # -- item 4: body and URL caps ---------------------------------------------------------------
