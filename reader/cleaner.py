@@ -54,6 +54,7 @@ from lxml import etree
 
 from .blocks import WORD, Block, Opinion, drop, text_of, triples_in_order, voting_units, words_of
 from .fetch import FetchError
+from .figures import restore_figures
 from .furniture import drop_furniture
 from .sanitize import clean_html, plain_text
 from .standfirst import restore_lead
@@ -107,6 +108,7 @@ def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
         raise ExtractError("no readable text found on the page")
     article = _merge(readable, traf_html)
     drop_furniture(article)
+    restore_figures(tree, article)
     restore_lead(tree, article)
     title = plain_text(meta.get("title") or "") or None
     html = _finish(article, title, url)

@@ -1,0 +1,214 @@
+"""The article's figures and their captions, put back after the vote.
+
+readability-lxml's cleaning drops a `<figure>` it judges too short on text (a picture and
+a one-line caption), and trafilatura in precision mode leaves captions out, so a caption
+both dropped is lost to any vote. Yet a picture set between two paragraphs of the text is
+the article's own: pages put their furniture (teasers, ads, share rows) beside the text or
+after it, seldom as a captioned picture inside the running text.
+
+So each figure of the page (a `<figure>`, or a `<figcaption>` standing on its own, which
+some pages set right after the `<figure>` holding the image) whose nearest text before it
+and after it are both in the cleaned article is put back between them, as a `<figure>`
+with its pictures and its caption in a `<figcaption>`. A figure whose caption the article
+already holds, or whose pictures it already shows, is left alone.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+
+from lxml import etree
+
+from .blocks import LISTS, WORD, Block, Opinion, drop, text_of, triples, voting_units, words_of
+
+# A caption longer than this is not a caption but a box of other content set as a figure.
+CAPTION_MAX_WORDS = 80
+# ... and one under this many words is a bare credit ("AP", "Foto: ABr"), not a caption.
+CAPTION_MIN_WORDS = 3
+# How many elements to look through for the text on each side of a figure.
+NEIGHBOUR_REACH = 200
+
+_TEXT_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "dd", "dt", "td", "th"}
+_INLINE = {"a", "span", "em", "strong", "b", "i", "u", "small", "code", "sup", "sub", "abbr", "time", "label", "button"}
+_PLAYERS = {"video", "audio", "iframe", "object", "embed"}
+_NOT_TEXT = {"script", "style", "noscript", "template", "svg", "select", "option", "form", "nav"}
+
+
+def restore_figures(tree: etree._Element, article: etree._Element) -> None:
+    """Insert into article the page's figures that sit inside its text and that it lost.
+    tree is the page as both extractors read it; it is not changed."""
+    candidates = list(_figures(tree))
+    if not candidates:
+        return
+    units = list(voting_units(article))
+    if len(units) < 2:
+        return
+    held = Opinion(words_of(" ".join(text_of(u) for u in units)))
+    holders: dict[tuple[str, ...], list[int]] = {}
+    for i, unit in enumerate(units):
+        for triple in triples(words_of(text_of(unit))):
+            holders.setdefault(triple, []).append(i)
+    shown = {_source(img) for img in article.iter("img")}
+    for figure, caption in candidates:
+        words = _caption_text(caption) if caption is not None else ""
+        block = Block(words)
+        if len(block.words) > CAPTION_MAX_WORDS or 0 < len(block.words) < CAPTION_MIN_WORDS:
+            continue  # a box of other content set as a figure; a bare credit ("AP", "Foto: ABr")
+        if block.words and held.holds(block):
+            continue
+        if not _shows_picture(figure):
+            continue  # a video's or an embed's caption speaks of something the article cannot show
+        pictures = [img for img in figure.iter("img") if _source(img)]
+        if not block.words and not pictures:
+            continue
+        if any(_source(img) in shown for img in pictures):
+            continue
+        before = _neighbour(_preceding(figure))
+        after = _neighbour(_following(caption if caption is not None else figure))
+        if before is None or after is None or not held.holds(before) or not held.holds(after):
+            continue
+        anchor = _anchor(before, units, holders)
+        if anchor is None:
+            continue
+        made = _figure(pictures, words)
+        made.tail = anchor.tail
+        anchor.tail = None
+        anchor.addnext(made)
+        shown.update(_source(img) for img in pictures)
+
+
+def _figures(tree: etree._Element) -> Iterator[tuple[etree._Element, etree._Element | None]]:
+    """The page's figures, each with its caption element (None when it has none)."""
+    for figure in tree.iter("figure"):
+        if any(a.tag == "figure" for a in figure.iterancestors()):
+            continue
+        caption = figure.find(".//figcaption")
+        if caption is None:
+            following = figure.getnext()
+            if following is not None and following.tag == "figcaption":
+                caption = following
+        yield figure, caption
+    for caption in tree.iter("figcaption"):
+        if any(a.tag == "figure" for a in caption.iterancestors()):
+            continue
+        previous = caption.getprevious()
+        if previous is not None and previous.tag == "figure":
+            continue  # taken with that figure
+        yield caption, caption
+
+
+def _caption_text(caption: etree._Element) -> str:
+    """The caption's words, less a rights mark set apart in it ("© Agency"): that credits
+    the picture's owner, as the site's rights line credits the site's."""
+    if not any(_rights_mark(el) for el in caption.iterdescendants()):
+        return text_of(caption)
+    caption = copy.deepcopy(caption)
+    for el in [el for el in caption.iterdescendants() if _rights_mark(el)]:
+        drop(el)
+    return text_of(caption)
+
+
+def _rights_mark(el: etree._Element) -> bool:
+    return isinstance(el.tag, str) and (el.text or "").lstrip().startswith("©")
+
+
+def _shows_picture(figure: etree._Element) -> bool:
+    """Whether a figure is a picture (an image, or a lazy one marked as an image object)
+    rather than a video player or an embed."""
+    parent = figure.getparent() if figure.tag == "figcaption" else None
+    scope = parent if parent is not None else figure
+    picture = False
+    for el in scope.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.tag in _PLAYERS or any("video" in value.lower() for value in el.attrib.values()):
+            return False
+        if el.tag in ("img", "picture") or "ImageObject" in (el.get("itemtype") or ""):
+            picture = True
+    return picture
+
+
+def _source(img: etree._Element) -> str | None:
+    """The image's address: its src, or where a lazy-loading page keeps the real one."""
+    for name in ("src", "data-src", "data-original", "data-lazy-src"):
+        value = (img.get(name) or "").strip()
+        if value and not value.startswith("data:"):
+            return value
+    return None
+
+
+def _figure(pictures: list[etree._Element], caption: str) -> etree._Element:
+    made = etree.Element("figure")
+    for img in pictures:
+        picture = etree.SubElement(made, "img", src=_source(img) or "")
+        for name in ("alt", "width", "height"):
+            value = img.get(name)
+            if value:
+                picture.set(name, value)
+    if caption:
+        etree.SubElement(made, "figcaption").text = caption
+    return made
+
+
+def _neighbour(elements: Iterator[etree._Element]) -> Block | None:
+    """The first block of text among elements (nearest first)."""
+    for i, el in enumerate(elements):
+        if i > NEIGHBOUR_REACH:
+            return None
+        if el.tag in _NOT_TEXT:
+            continue
+        if el.tag in _TEXT_TAGS or (el.text and el.text.strip() and el.tag not in _INLINE):
+            if any(a.tag in _NOT_TEXT or a.tag in ("figure", "figcaption") for a in el.iterancestors()):
+                continue
+            block = Block(text_of(el))
+            if WORD.search(block.text):
+                return block
+    return None
+
+
+def _preceding(start: etree._Element) -> Iterator[etree._Element]:
+    """The elements before start, nearest first (its ancestors excluded)."""
+    node: etree._Element | None = start
+    while node is not None:
+        for sibling in node.itersiblings(preceding=True):
+            yield from _backwards(sibling)
+        node = node.getparent()
+
+
+def _backwards(el: etree._Element) -> Iterator[etree._Element]:
+    """An element and its descendants, the last first; lazily, as a page's header can be
+    most of it and the text is usually found within a few elements."""
+    if not isinstance(el.tag, str):
+        return
+    for child in reversed(el):
+        yield from _backwards(child)
+    yield el
+
+
+def _following(start: etree._Element) -> Iterator[etree._Element]:
+    """The elements after start in document order (its own descendants excluded)."""
+    node: etree._Element | None = start
+    while node is not None:
+        for sibling in node.itersiblings():
+            if isinstance(sibling.tag, str):
+                yield from (d for d in sibling.iter() if isinstance(d.tag, str))
+        node = node.getparent()
+
+
+def _anchor(block: Block, units: list[etree._Element],
+            holders: dict[tuple[str, ...], list[int]]) -> etree._Element | None:
+    """The article's unit that holds block, the text just before the figure (the one
+    sharing most of its word triples: a phrase can recur across paragraphs); the figure
+    goes right after it, or after its whole list if it is a list item."""
+    shared: dict[int, int] = {}
+    for triple in block.triples:
+        for i in holders.get(triple, ()):
+            shared[i] = shared.get(i, 0) + 1
+    if not shared:
+        return None
+    unit = units[min(shared, key=lambda i: (-shared[i], i))]
+    parent = unit.getparent()
+    while parent is not None and parent.tag in LISTS:
+        unit, parent = parent, parent.getparent()
+    return unit
