@@ -28,8 +28,11 @@ prints that); a first heading that says something else is kept.
 
 After the vote, `furniture.drop_furniture` takes out what both kept that is still not the
 article (a "Read also: <link>" cross-reference, a rights line, a heading with nothing
-after it), and `standfirst.restore_lead` puts back the lead paragraph that sits beside the
-title, outside the container both chose for the body.
+after it), `figures.restore_figures` puts back the captioned pictures both dropped that
+sit between two blocks of the article's text (readability's cleaning drops a figure whose
+text is short, and trafilatura leaves captions out), and `standfirst.restore_lead` puts
+back the lead paragraph that sits beside the title, outside the container both chose for
+the body.
 
 Before either reads the page, what the page hides (hidden, display: none, visibility:
 hidden) is taken out of the one shared parse, unless it is most of the page.

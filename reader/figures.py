@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from .blocks import LISTS, WORD, Block, Opinion, drop, text_of, triples, voting_units, words_of
+from .blocks import BLOCKS, LISTS, Block, Opinion, drop, text_of, triples, voting_units, words_of
 
 # A caption longer than this is not a caption but a box of other content set as a figure.
 CAPTION_MAX_WORDS = 80
@@ -29,10 +29,16 @@ CAPTION_MIN_WORDS = 3
 # How many elements to look through for the text on each side of a figure.
 NEIGHBOUR_REACH = 200
 
+# The text beside a figure is the nearest of these with words, or the nearest other block
+# holding loose text of its own (a <div> of text with no <p>); loose text in an inline
+# element is a phrase of the block around it, not a block.
 _TEXT_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "dd", "dt", "td", "th"}
 _INLINE = {"a", "span", "em", "strong", "b", "i", "u", "small", "code", "sup", "sub", "abbr", "time", "label", "button"}
-_PLAYERS = {"video", "audio", "iframe", "object", "embed"}
+# Never the text beside a figure: code, markup the reader never sees as text, and the
+# page's menus and forms (a script between two paragraphs says nothing of where they stand).
 _NOT_TEXT = {"script", "style", "noscript", "template", "svg", "select", "option", "form", "nav"}
+_SKIP = _NOT_TEXT | {"figure", "figcaption"}  # another figure is not text either
+_PLAYERS = {"video", "audio", "iframe", "object", "embed"}
 
 
 def restore_figures(tree: etree._Element, article: etree._Element) -> None:
@@ -41,33 +47,45 @@ def restore_figures(tree: etree._Element, article: etree._Element) -> None:
     candidates = list(_figures(tree))
     if not candidates:
         return
-    units = list(voting_units(article))
-    if len(units) < 2:
-        return
-    held = Opinion(words_of(" ".join(text_of(u) for u in units)))
+    # the article's text, worked out for the first figure that could be put back: most
+    # pages' figures are already in it, or are videos, credits or menus' pictures
+    held: Opinion | None = None
+    units: list[etree._Element] = []
+    texts: list[str] = []
     holders: dict[tuple[str, ...], list[int]] = {}
-    for i, unit in enumerate(units):
-        for triple in triples(words_of(text_of(unit))):
-            holders.setdefault(triple, []).append(i)
     shown = {_source(img) for img in article.iter("img")}
     for figure, caption in candidates:
         words = _caption_text(caption) if caption is not None else ""
         block = Block(words)
         if len(block.words) > CAPTION_MAX_WORDS or 0 < len(block.words) < CAPTION_MIN_WORDS:
             continue  # a box of other content set as a figure; a bare credit ("AP", "Foto: ABr")
-        if block.words and held.holds(block):
-            continue
-        if not _shows_picture(figure):
-            continue  # a video's or an embed's caption speaks of something the article cannot show
         pictures = [img for img in figure.iter("img") if _source(img)]
         if not block.words and not pictures:
             continue
         if any(_source(img) in shown for img in pictures):
             continue
-        before = _neighbour(_preceding(figure))
-        after = _neighbour(_following(caption if caption is not None else figure))
-        if before is None or after is None or not held.holds(before) or not held.holds(after):
+        if not _shows_picture(figure):
+            continue  # a video's or an embed's caption speaks of something the article cannot show
+        if any(a.tag in _NOT_TEXT for a in figure.iterancestors()):
+            continue  # in a menu, a form or a <noscript>: not among the article's text
+        if held is None:
+            units = list(voting_units(article))
+            texts = [text_of(u) for u in units]
+            held = Opinion(words_of(" ".join(texts)))
+        if len(units) < 2:
+            return  # a page of one block has no text on two sides of anything
+        if block.words and held.holds(block):
             continue
+        before = _neighbour(_preceding(figure))
+        if before is None or not held.holds(before):
+            continue
+        after = _neighbour(_following(caption if caption is not None else figure))
+        if after is None or not held.holds(after):
+            continue
+        if not holders:
+            for i, text in enumerate(texts):
+                for triple in triples(words_of(text)):
+                    holders.setdefault(triple, []).append(i)
         anchor = _anchor(before, units, holders)
         if anchor is None:
             continue
@@ -152,47 +170,50 @@ def _figure(pictures: list[etree._Element], caption: str) -> etree._Element:
 
 
 def _neighbour(elements: Iterator[etree._Element]) -> Block | None:
-    """The first block of text among elements (nearest first)."""
+    """The first block of text among elements (nearest first), or None within reach."""
     for i, el in enumerate(elements):
         if i > NEIGHBOUR_REACH:
             return None
-        if el.tag in _NOT_TEXT:
-            continue
         if el.tag in _TEXT_TAGS or (el.text and el.text.strip() and el.tag not in _INLINE):
-            if any(a.tag in _NOT_TEXT or a.tag in ("figure", "figcaption") for a in el.iterancestors()):
-                continue
+            if any(isinstance(child.tag, str) and child.tag in BLOCKS for child in el):
+                continue  # its inner blocks come on their own: the nearest one is the neighbour
             block = Block(text_of(el))
-            if WORD.search(block.text):
+            if block.words:
                 return block
     return None
 
 
 def _preceding(start: etree._Element) -> Iterator[etree._Element]:
-    """The elements before start, nearest first (its ancestors excluded)."""
+    """The elements before start, nearest first (its ancestors excluded, and what never
+    counts as text left out whole)."""
     node: etree._Element | None = start
     while node is not None:
         for sibling in node.itersiblings(preceding=True):
-            yield from _backwards(sibling)
+            # an element comes after all its descendants, the last first: lazily, as a
+            # page's header can be most of it and the text is usually a few elements away
+            stack: list[tuple[etree._Element, bool]] = [(sibling, False)]
+            while stack:
+                el, seen = stack.pop()
+                if seen:
+                    yield el
+                elif isinstance(el.tag, str) and el.tag not in _SKIP:
+                    stack.append((el, True))
+                    stack.extend((child, False) for child in el)
         node = node.getparent()
 
 
-def _backwards(el: etree._Element) -> Iterator[etree._Element]:
-    """An element and its descendants, the last first; lazily, as a page's header can be
-    most of it and the text is usually found within a few elements."""
-    if not isinstance(el.tag, str):
-        return
-    for child in reversed(el):
-        yield from _backwards(child)
-    yield el
-
-
 def _following(start: etree._Element) -> Iterator[etree._Element]:
-    """The elements after start in document order (its own descendants excluded)."""
+    """The elements after start in document order (its own descendants excluded, and what
+    never counts as text left out whole)."""
     node: etree._Element | None = start
     while node is not None:
         for sibling in node.itersiblings():
-            if isinstance(sibling.tag, str):
-                yield from (d for d in sibling.iter() if isinstance(d.tag, str))
+            stack = [sibling]
+            while stack:
+                el = stack.pop()
+                if isinstance(el.tag, str) and el.tag not in _SKIP:
+                    yield el
+                    stack.extend(reversed(el))
         node = node.getparent()
 
 
