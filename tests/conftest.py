@@ -6,6 +6,7 @@ helpers.py (and the page server in loopback.py), not here."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -117,18 +118,78 @@ def live_server(settings: Settings) -> Iterator[LiveServer]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    """One Chromium per browser module. Not per session: Playwright's sync API keeps its
-    event loop marked as running in this thread, and the async tests of other modules then
-    cannot start theirs ("Cannot run the event loop while another loop is running")."""
+class SharedBrowser:
+    """One Playwright driver and one Chromium per test process, for the whole session:
+    starting them costs ~3-5 s, once per browser module before (and more than once when
+    xdist split a module between its workers).
+
+    Playwright's sync API runs its event loop in a greenlet of this thread, and after every
+    call it marks that loop as this thread's running loop. An async test (pytest-asyncio) or
+    an asyncio.run() in a plain test then refuses to start its own loop ("Cannot run the
+    event loop while another loop is running"). So around every phase of a test that does
+    not use the browser, set_aside() clears the mark and puts it back afterwards: nothing
+    calls into Playwright meanwhile, and its next call finds the mark as it left it."""
+
+    loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    @contextlib.contextmanager
+    def set_aside(cls, item: pytest.Item) -> Iterator[None]:
+        loop = cls.loop
+        if loop is None or "shared_chromium" in item.fixturenames or asyncio._get_running_loop() is not loop:
+            yield
+            return
+        asyncio._set_running_loop(None)
+        try:
+            yield
+        finally:
+            if cls.loop is loop:  # not if the browser was closed meanwhile (the session's end)
+                asyncio._set_running_loop(loop)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    with SharedBrowser.set_aside(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with SharedBrowser.set_aside(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    with SharedBrowser.set_aside(item):
+        return (yield)
+
+
+@pytest.fixture(scope="session")
+def shared_chromium():
+    """The test process's one Chromium (see SharedBrowser). Tests use `chromium`."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium chromium-driver")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        SharedBrowser.loop = asyncio._get_running_loop()
         yield browser
+        # The session may end in a test that set the mark aside: Playwright needs it back.
+        asyncio._set_running_loop(SharedBrowser.loop)
+        SharedBrowser.loop = None
         browser.close()
+    asyncio._set_running_loop(None)  # the loop is closed now: nothing runs it any more
+
+
+@pytest.fixture
+def chromium(shared_chromium):
+    """The shared Chromium for one test. Each test makes contexts of its own (cookies,
+    storage, service workers); any it leaves open are closed after it, so no test sees
+    another's."""
+    yield shared_chromium
+    for context in shared_chromium.contexts:
+        context.close()
 
 
 @pytest.fixture

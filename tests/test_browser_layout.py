@@ -5,8 +5,8 @@ first-run sentence are remembered (with and without JavaScript), that `u` and Ba
 the selected card, and that axe-core finds nothing serious on any page, light or dark.
 
 axe-core is vendored from the npm registry in tests/vendor/ (no network in tests). One
-browser and one server for the whole module keep it quick; each test gets its own context
-(cookies and storage), so the tests do not lean on each other's choices."""
+server for the whole module (and the test process's one browser) keep it quick; each test
+gets its own context (cookies and storage), so the tests do not lean on each other's choices."""
 
 from __future__ import annotations
 
