@@ -132,6 +132,9 @@ class Settings:
     host: str = _setting("READER_HOST", "127.0.0.1", "address `reader serve` binds to", str)
     port: int = _setting("READER_PORT", 8000, "port `reader serve` listens on", int)
     page_size: int = _setting("READER_PAGE_SIZE", 50, "cards per browse page", int)
+    poll_interval: float = _setting(
+        "READER_POLL_INTERVAL", 2.0,
+        "seconds between a page's checks on its cards (and the article) still being cleaned", float)
     open_wait: float = _setting(
         "READER_OPEN_WAIT", 0.0,
         "seconds opening an article that is not ready waits for its text before showing the feed's summary"

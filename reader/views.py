@@ -44,6 +44,7 @@ from .line import describe_wait
 from .records import FINISHED, Article, ArticlePage, Content, Feed
 from .pwa import manifest, service_worker
 from .sanitize import plain_text
+from .settings import Settings
 from .resources import templates_dir
 from .store import STATES
 from .urls import check_url
@@ -86,8 +87,10 @@ env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minut
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     reader = getattr(request.app.state, "reader", None)
     read_only = reader is not None and reader.store.read_only
+    # How often a page with something still being cleaned asks again (htmx's "every Ns").
+    poll = reader.settings.poll_interval if reader is not None else Settings.poll_interval
     html = env.get_template(template).render(request=request, csrf=request.scope.get("reader.csrf", ""),
-                                             read_only=read_only, **context)
+                                             read_only=read_only, poll=f"{poll:g}s", **context)
     # Card states change by the second: Back must show the line as it is now, not a copy
     # the browser kept from before.
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})

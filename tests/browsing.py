@@ -18,7 +18,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 VIEWPORT = {"width": 1200, "height": 900}
-TIMEOUT_MS = 30_000  # generous: polling is every 2 s, extraction runs in a process pool
+TIMEOUT_MS = 30_000  # generous: extraction runs in a process pool, on a machine others share
 
 # Realistic headlines, so the screenshots read like the app in use.
 ARTICLES = [

@@ -84,6 +84,9 @@ def settings(tmp_path: Path, empty_database: Path) -> Settings:
         # opening an article waits for its text (the production 1.5 s would turn a slow
         # first extraction into a "cleaning…" page); tests of that state set it low
         open_wait=30.0,
+        # the pages' polls for cards and articles still being cleaned (2 s in production):
+        # a browser test waiting for "ready" waits for the next poll after it
+        poll_interval=0.25,
         allowed_hosts=("reader.test",),  # the name the ASGI test client sends as Host
     )
 

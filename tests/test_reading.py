@@ -31,7 +31,8 @@ async def article(client, article_id):
 async def test_an_article_being_cleaned_shows_the_summary_then_the_full_text_by_itself(settings, pages):
     gate = threading.Event()
     pages.add("/slow.html", article_html("Slow", "marker-slow"), gate=gate)
-    async with app_client(settings.replace(serve_workers=0, open_wait=0.2)) as client:
+    # the production poll interval, rendered as htmx reads it
+    async with app_client(settings.replace(serve_workers=0, open_wait=0.2, poll_interval=2.0)) as client:
         _, [slow] = await subscribe(client, pages, ["slow"],
                                     summaries={"slow": "&lt;p&gt;The feed says: &lt;em&gt;summary-slow&lt;/em&gt;&lt;/p&gt;"})
         try:

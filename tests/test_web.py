@@ -140,7 +140,7 @@ async def test_tapping_an_unknown_article_is_a_404_page(quiet):
 # -- the tap with htmx -----------------------------------------------------------------
 
 
-async def test_an_htmx_tap_answers_with_just_the_card_showing_its_place_in_line(quiet, pages):
+async def test_an_htmx_tap_answers_with_just_the_card_showing_its_place_in_line(quiet, pages, settings):
     _, ids = await subscribe_slugs(quiet, pages, ["a", "b"])
     response = await quiet.post(f"/articles/{ids[1]}/queue", data={"next": "/"}, headers=HTMX)
     assert response.status_code == 200
@@ -152,7 +152,9 @@ async def test_an_htmx_tap_answers_with_just_the_card_showing_its_place_in_line(
     # the card joins the page's one poller: its id is collected, and the poller switches on
     assert f'class="pending-id" name="id" value="{ids[1]}"' in fragment
     assert 'id="live"' in fragment and 'hx-swap-oob="true"' in fragment
-    assert 'hx-get="/live?list=" hx-trigger="every 2s" hx-include=".pending-id"' in fragment
+    # as often as the setting says (the tests' is not the production 2 s)
+    assert settings.poll_interval == 0.25
+    assert 'hx-get="/live?list=" hx-trigger="every 0.25s" hx-include=".pending-id"' in fragment
     assert f'action="/articles/{ids[1]}/unqueue"' in fragment  # the queue button became unqueue
     second = await quiet.post(f"/articles/{ids[0]}/queue", headers=HTMX)
     assert "#2 in line" in second.text
