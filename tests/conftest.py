@@ -172,7 +172,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
 def shared_chromium():
     """The test process's one Chromium (see SharedBrowser). Tests use `chromium`."""
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium chromium-driver")
+        pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium chromium-headless-shell")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
