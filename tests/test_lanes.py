@@ -148,6 +148,23 @@ async def test_live_workers_register_their_capacity_and_leave_on_shutdown(settin
         assert await reader.store.capacity() == 0
 
 
+async def test_a_write_cancelled_at_any_moment_leaves_the_next_write_working(settings):
+    """A worker's shutdown cancels its heartbeat wherever it is. Cancelled while waiting
+    for BEGIN, the transaction stayed open on the connection (SQLite's thread ran the BEGIN
+    anyway), so the worker's goodbye failed and its capacity stayed counted: raced here by
+    cancelling heartbeats at every moment of their write."""
+    async with running(settings, worker=False) as reader:
+        store = reader.store
+        for attempt in range(300):
+            beat = asyncio.create_task(store.worker_alive("w", 3, ttl=60))
+            for _ in range(attempt % 6):  # each step of the write is one await of the loop
+                await asyncio.sleep(0)
+            beat.cancel()
+            await asyncio.gather(beat, return_exceptions=True)
+            await store.worker_gone("w")  # raised "cannot start a transaction within a transaction"
+            assert await store.capacity() == 0
+
+
 async def _capacity_is(reader, n):
     return await reader.store.capacity() == n
 

@@ -308,8 +308,13 @@ class StoreBase:
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         async with self._write_lock:
             with _as_storage_error():
-                await self._write.execute("BEGIN IMMEDIATE")
                 try:
+                    # BEGIN inside the try: a task cancelled while waiting for it (a worker's
+                    # heartbeat at shutdown) has still begun, in SQLite's thread, and the
+                    # transaction left open made every later write on this connection fail
+                    # ("cannot start a transaction within a transaction"). A ROLLBACK without
+                    # a transaction is an error, suppressed below.
+                    await self._write.execute("BEGIN IMMEDIATE")
                     yield self._write
                 except BaseException:
                     # A full disk or an I/O error may have rolled the transaction back
