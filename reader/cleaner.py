@@ -56,6 +56,7 @@ import lxml.html
 from lxml import etree
 
 from .blocks import WORD, Block, Opinion, drop, text_of, triples_in_order, voting_units, words_of
+from .boilerplate import card, word_count
 from .fetch import FetchError
 from .figures import restore_figures
 from .furniture import drop_furniture
@@ -346,7 +347,7 @@ def _trailing(units: list[etree._Element], blocks: list[Block]) -> list[tuple[et
     kept: list[tuple[etree._Element, Block]] = []
     short_run = 0
     for unit, block in zip(units, blocks):
-        if short_run < TRAILING_END_RUN and len(block.text.split()) > TRAILING_MIN_WORDS:
+        if short_run < TRAILING_END_RUN and word_count(block.text) > TRAILING_MIN_WORDS:
             kept.append((unit, block))
             short_run = 0
             continue
@@ -362,7 +363,7 @@ def _between_agreed(i: int, blocks: list[Block], agreed: list[bool]) -> bool:
     furniture; a single short line in the middle of the running text ("Related: ...", a
     one-line aside) is part of how the author wrote it."""
     def prose(j: int) -> bool:
-        return 0 <= j < len(blocks) and agreed[j] and len(blocks[j].words) >= SANDWICH_PROSE_WORDS
+        return 0 <= j < len(blocks) and agreed[j] and word_count(blocks[j].text) >= SANDWICH_PROSE_WORDS
 
     return bool(blocks[i].words) and prose(i - 1) and prose(i + 1)
 
@@ -373,7 +374,7 @@ def _reads_as_text(unit: etree._Element, text: str) -> bool:
     or of a word or two (labels, "Share", a date) is furniture."""
     if unit.tag == "figure" or unit.find(".//img") is not None:
         return True  # a picture and its caption: few words, but the article's own
-    words = len(WORD.findall(text))
+    words = word_count(text)
     if words < LINKY_MAX_WORDS:
         linked = sum(len(text_of(a)) for a in unit.iter("a"))
         if linked > LINKY * len(text):
@@ -403,8 +404,10 @@ def _put_back(kept: list[tuple[etree._Element, Block]], traf_units: list[etree._
                     anchor = first_triple[triple]
                     break
             continue
-        if len(WORD.findall(block.text)) < PUT_BACK_MIN_WORDS:
+        if word_count(block.text) < PUT_BACK_MIN_WORDS:
             continue  # a label, a date, a lone link: furniture far more often than text
+        if card(unit):
+            continue  # a gallery's slide, a teaser of another story
         extra = copy.deepcopy(unit)
         extra.tail = None
         if extra.tag == "li":  # an item out of its list would lose its bullet or number

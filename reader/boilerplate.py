@@ -1,0 +1,55 @@
+"""How long a block is, in any script, and which blocks only trafilatura found are slides
+or teasers of other stories rather than this article's text.
+
+Word counts: the vote's thresholds ("a label is under eight words", "a trailing block is
+kept from twenty") are measured in words, and Chinese and Japanese are written without
+spaces between words, so a whole sentence of them is one run of letters, one "word" to a
+regular expression, and a paragraph reads as a label. A run of those scripts counts as one
+word per two characters (the usual length of a word in both), so a block weighs about the
+same in every script.
+
+Cards: trafilatura reads the whole page and sometimes takes a box of other stories as
+text: a photo gallery's slides, "more stories". How the box is built gives it away, whatever
+it says: its items each carry a heading. A writer's list is a list of phrases or sentences;
+a list of titled items is a list of cards (slides, teasers), laid out by the site's
+templates.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+
+# Han ideographs (with the extension A block and the compatibility ones), hiragana and katakana.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_CHARS_PER_WORD = 2
+_TOKEN = re.compile(rf"[{_CJK}]{{1,{CJK_CHARS_PER_WORD}}}|[^\W{_CJK}]+", re.UNICODE)
+
+# A list is a list of cards when at least this share of its items (two at least) hold a heading.
+CARD_ITEMS = 0.5
+
+_HEADING = re.compile(r"^h[1-6]$")
+
+
+def word_count(text: str) -> int:
+    """The number of words in text, counting a run of Chinese or Japanese by its length."""
+    return len(_TOKEN.findall(text))
+
+
+def card(unit: etree._Element) -> bool:
+    """Whether a block only trafilatura found (unit, in trafilatura's tree) is an item of a
+    list of cards."""
+    return unit.tag == "li" and _card_list(unit.getparent())
+
+
+def _card_list(items: etree._Element | None) -> bool:
+    if items is None:
+        return False
+    entries = [li for li in items if li.tag == "li"]
+    if len(entries) < 2:
+        return False
+    titled = sum(1 for li in entries
+                 if any(isinstance(d.tag, str) and _HEADING.match(d.tag) for d in li.iterdescendants()))
+    return titled >= CARD_ITEMS * len(entries)

@@ -1,0 +1,64 @@
+"""Boxes of other stories that trafilatura takes for text (a gallery's slides), and word counts in scripts written without spaces: small pages of our
+own, cleaned with the workers' own clean_page."""
+
+from __future__ import annotations
+
+from reader.boilerplate import word_count
+from reader.cleaner import clean_page
+from .cleanerpages import PROSE, page
+
+
+def clean(body: bytes) -> dict:
+    return clean_page(body, "http://example.com/harbour", None)
+
+
+def in_article(box: str) -> bytes:
+    """The harbour page with box after the article's body, inside the article element:
+    trafilatura reads it as part of the article, readability does not."""
+    return page().replace(b"</article>", box.encode() + b"</article>")
+
+
+def test_a_gallery_of_titled_slides_after_the_article_is_dropped():
+    slides = "".join(
+        f'<li><h2><span class="counter">{i}/6</span> Slide title number {i}</h2>'
+        f"<p>The caption of slide {i} tells a different story from the article, about a company that "
+        f"reported its results for the year and what the market made of them.</p></li>" for i in range(1, 7))
+    pictures = "".join(f'<li><img src="/slide/{i}.jpg"></li>' for i in range(6))
+    gallery = f'<div class="gallery"><ul class="slides">{pictures}</ul><ul class="legends">{slides}</ul></div>'
+    text = clean(in_article(gallery))["text"]
+    assert all(p in text for p in PROSE)
+    assert "Slide title" not in text and "caption of slide" not in text
+
+
+def test_a_list_in_the_text_whose_items_are_sentences_stays():
+    items = "".join(f"<li>Step {i}: check the mooring lines of the boat at berth {i} before the tide turns "
+                    f"tonight.</li>" for i in range(1, 5))
+    text = clean(page(middle=f"<ul>{items}</ul>"))["text"]
+    assert all(p in text for p in PROSE)
+    assert all(f"mooring lines of the boat at berth {i}" in text for i in range(1, 5))
+
+
+def test_words_in_chinese_and_japanese_count_by_length():
+    assert word_count("The harbour is open again") == 5
+    # one run of letters to a regular expression, but a sentence of about a dozen words
+    assert word_count("风暴过后码头上堆满了被冲上岸的木板和渔具") == 10
+    assert word_count("港の漁船が戻ってきた") == 5
+    assert word_count("DeepMind的AI模型") == 4
+
+
+CHINESE = ["港口的渔船在风暴过后陆续回到码头，渔民们开始检查船只的损坏情况并修补渔网。",
+           "市政府宣布将在明年春天之前完成防波堤的加固工程，以保护港区免受冬季风暴的侵袭。",
+           "当地居民表示，这次风暴是近十年来最强的一次，许多房屋的屋顶被大风掀翻。",
+           "气象部门提醒市民，未来一周仍可能出现强风天气，出海作业需要格外注意安全。"]
+
+
+def test_a_chinese_sentence_only_readability_kept_is_text_not_a_label():
+    paras = [CHINESE[i % 4] + CHINESE[(i + 1) % 4] for i in range(8)]
+    line = "<div><span>风暴过后码头上堆满了被冲上岸的木板和渔具需要几天时间才能清理干净</span></div>"
+    body = "".join(f"<p>{p}</p>" for p in paras[:4]) + line + "".join(f"<p>{p}</p>" for p in paras[4:])
+    html = f"""<!doctype html><html><head><meta charset="utf-8"><title>港口报告</title></head><body>
+<main><article><h1>港口报告</h1><div class="body">{body}</div></article></main>
+<footer><p>版权所有</p></footer></body></html>"""
+    text = clean(html.encode())["text"]
+    assert all(p in text for p in paras)
+    assert "木板和渔具" in text
