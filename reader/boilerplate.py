@@ -13,6 +13,11 @@ text: a photo gallery's slides, "more stories". How the box is built gives it aw
 it says: its items each carry a heading. A writer's list is a list of phrases or sentences;
 a list of titled items is a list of cards (slides, teasers), laid out by the site's
 templates.
+
+Asides: a block the page itself marks as an aside (inside an <aside> element) is an inset
+beside the running text: a teaser of a related story, a "read more" box. When only
+readability kept it, trafilatura's reading of the page left it out too, and the page's own
+markup says it is not the text.
 """
 
 from __future__ import annotations
@@ -42,6 +47,14 @@ def card(unit: etree._Element) -> bool:
     """Whether a block only trafilatura found (unit, in trafilatura's tree) is an item of a
     list of cards."""
     return unit.tag == "li" and _card_list(unit.getparent())
+
+
+def inset(unit: etree._Element) -> bool:
+    """Whether a block sits in an element the page marks as an aside, and holds no picture
+    (a figure set beside the text is still the article's)."""
+    if unit.tag == "figure" or unit.find(".//img") is not None:
+        return False
+    return unit.tag == "aside" or any(a.tag == "aside" for a in unit.iterancestors())
 
 
 def _card_list(items: etree._Element | None) -> bool:

@@ -56,7 +56,7 @@ import lxml.html
 from lxml import etree
 
 from .blocks import WORD, Block, Opinion, drop, text_of, triples_in_order, voting_units, words_of
-from .boilerplate import card, word_count
+from .boilerplate import card, inset, word_count
 from .fetch import FetchError
 from .figures import restore_figures
 from .furniture import drop_furniture
@@ -330,7 +330,9 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
     last = max(i for i, a in enumerate(agreed) if a and blocks[i].words)
     kept: list[tuple[etree._Element, Block]] = []
     for i, (unit, block, agree) in enumerate(zip(read_units[:last + 1], blocks, agreed)):
-        if agree or _reads_as_text(unit, block.text) or _between_agreed(i, blocks, agreed):
+        # an inset the page marks as beside the text ("read more" teasers) is not the text,
+        # wherever it sits
+        if agree or (not inset(unit) and (_reads_as_text(unit, block.text) or _between_agreed(i, blocks, agreed))):
             kept.append((unit, block))
         else:
             drop(unit)

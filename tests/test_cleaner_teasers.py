@@ -1,4 +1,5 @@
-"""Boxes of other stories that trafilatura takes for text (a gallery's slides), and word counts in scripts written without spaces: small pages of our
+"""Boxes of other stories (a gallery's slides trafilatura takes for text, a teaser in an aside
+readability keeps), and word counts in scripts written without spaces: small pages of our
 own, cleaned with the workers' own clean_page."""
 
 from __future__ import annotations
@@ -62,3 +63,19 @@ def test_a_chinese_sentence_only_readability_kept_is_text_not_a_label():
     text = clean(html.encode())["text"]
     assert all(p in text for p in paras)
     assert "木板和渔具" in text
+
+
+def test_a_teaser_in_an_aside_between_paragraphs_is_dropped():
+    excerpt = ("It seems contradictory, but the harbour master loves both the old quay and the new marina, and he "
+               "has told the council so at every meeting. Over the last few…")
+    inset = f'<aside><p>{excerpt} <a href="/story/marina">Read more</a></p></aside>'
+    text = clean(page(middle=inset))["text"]
+    assert all(p in text for p in PROSE)
+    assert "seems contradictory" not in text and "Read more" not in text
+
+
+def test_a_picture_in_an_aside_stays():
+    inset = ('<aside class="inset"><figure><img src="/pictures/quay.jpg" alt="The old quay">'
+             "<figcaption>The old quay at low tide</figcaption></figure></aside>")
+    html = clean(page(middle=inset))["html"]
+    assert "quay.jpg" in html
