@@ -14,6 +14,12 @@ it says: its items each carry a heading. A writer's list is a list of phrases or
 a list of titled items is a list of cards (slides, teasers), laid out by the site's
 templates.
 
+Section headings: a heading of a word or two that only readability kept is a label more
+often than not ("Advertisement", "Like this:"), but a section heading is short too. A
+heading introduces what follows it: when the next element on the page is an agreed
+paragraph of prose, it is that paragraph's section heading. The label of an ad slot or a
+share box is followed by the box (empty, or dropped as furniture), not by the text.
+
 Asides: a block the page itself marks as an aside (inside an <aside> element) is an inset
 beside the running text: a teaser of a related story, a "read more" box. When only
 readability kept it, trafilatura's reading of the page left it out too, and the page's own
@@ -32,6 +38,9 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK_CHARS_PER_WORD = 2
 _TOKEN = re.compile(rf"[{_CJK}]{{1,{CJK_CHARS_PER_WORD}}}|[^\W{_CJK}]+", re.UNICODE)
 
+# The agreed block a short heading introduces has at least this many words.
+SECTION_PROSE_WORDS = 10
+
 # A list is a list of cards when at least this share of its items (two at least) hold a heading.
 CARD_ITEMS = 0.5
 
@@ -47,6 +56,19 @@ def card(unit: etree._Element) -> bool:
     """Whether a block only trafilatura found (unit, in trafilatura's tree) is an item of a
     list of cards."""
     return unit.tag == "li" and _card_list(unit.getparent())
+
+
+def heads_section(i: int, units: list[etree._Element], texts: list[str], agreed: list[bool]) -> bool:
+    """Whether units[i] (texts[i] its text, agreed[i] whether both extractors kept it) is a
+    heading directly followed on the page by the agreed prose it introduces."""
+    heading = units[i]
+    if not _HEADING.match(heading.tag) or not texts[i] or i + 1 >= len(units):
+        return False
+    following = units[i + 1]
+    if not agreed[i + 1] or word_count(texts[i + 1]) < SECTION_PROSE_WORDS:
+        return False
+    after = heading.getnext()  # nothing in between: no empty box, no widget
+    return after is not None and (after is following or any(el is following for el in after.iterdescendants()))
 
 
 def inset(unit: etree._Element) -> bool:

@@ -56,7 +56,7 @@ import lxml.html
 from lxml import etree
 
 from .blocks import WORD, Block, Opinion, drop, text_of, triples_in_order, voting_units, words_of
-from .boilerplate import card, inset, word_count
+from .boilerplate import card, heads_section, inset, word_count
 from .fetch import FetchError
 from .figures import restore_figures
 from .furniture import drop_furniture
@@ -322,6 +322,7 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
     traf_opinion = Opinion(words_of(text_of(traf_root)))
     read_units = list(voting_units(readable))
     blocks = [Block(text_of(u)) for u in read_units]
+    texts = [b.text for b in blocks]
     agreed = [traf_opinion.holds(b) for b in blocks]
     if not any(a and b.words for a, b in zip(agreed, blocks)):
         return traf_root
@@ -332,7 +333,8 @@ def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Ele
     for i, (unit, block, agree) in enumerate(zip(read_units[:last + 1], blocks, agreed)):
         # an inset the page marks as beside the text ("read more" teasers) is not the text,
         # wherever it sits
-        if agree or (not inset(unit) and (_reads_as_text(unit, block.text) or _between_agreed(i, blocks, agreed))):
+        if agree or (not inset(unit) and (_reads_as_text(unit, block.text) or _between_agreed(i, blocks, agreed)
+                                          or heads_section(i, read_units, texts, agreed))):
             kept.append((unit, block))
         else:
             drop(unit)

@@ -79,3 +79,21 @@ def test_a_picture_in_an_aside_stays():
              "<figcaption>The old quay at low tide</figcaption></figure></aside>")
     html = clean(page(middle=inset))["html"]
     assert "quay.jpg" in html
+
+
+VIDEO = '<div><iframe src="https://www.youtube.com/embed/harbour"></iframe></div>'
+BASIN = PROSE[0].replace("Paragraph 0", "The outer basin")
+
+
+def test_a_short_section_heading_over_its_paragraph_stays():
+    # after a video trafilatura ends the article early and drops the heading; readability keeps it
+    section = f"{VIDEO}<h2>Outer basin</h2><div>{BASIN}</div>"
+    text = clean(page(end=section))["text"]
+    assert "Outer basin" in text and "The outer basin" in text
+
+
+def test_the_label_of_an_ad_slot_before_a_paragraph_is_dropped():
+    slot = f'{VIDEO}<h3>Advertisement</h3><ins class="adsbygoogle" data-ad-slot="1"></ins><div>{BASIN}</div>'
+    text = clean(page(end=slot))["text"]
+    assert "The outer basin" in text
+    assert "Advertisement" not in text
