@@ -20,6 +20,11 @@ heading introduces what follows it: when the next element on the page is an agre
 paragraph of prose, it is that paragraph's section heading. The label of an ad slot or a
 share box is followed by the box (empty, or dropped as furniture), not by the text.
 
+Controls: a button, a drop-down or a text box says what the page does ("Play video",
+"Preview yellow theme", a video player's caption settings), never what the article says.
+readability keeps whatever text its container holds, controls included; they are taken out
+of its copy before the vote.
+
 Asides: a block the page itself marks as an aside (inside an <aside> element) is an inset
 beside the running text: a teaser of a related story, a "read more" box. When only
 readability kept it, trafilatura's reading of the page left it out too, and the page's own
@@ -31,6 +36,8 @@ from __future__ import annotations
 import re
 
 from lxml import etree
+
+from .blocks import drop
 
 
 # Han ideographs (with the extension A block and the compatibility ones), hiragana and katakana.
@@ -56,6 +63,16 @@ def card(unit: etree._Element) -> bool:
     """Whether a block only trafilatura found (unit, in trafilatura's tree) is an item of a
     list of cards."""
     return unit.tag == "li" and _card_list(unit.getparent())
+
+
+_CONTROLS = ("button", "select", "textarea")
+
+
+def drop_controls(root: etree._Element) -> None:
+    """Remove the page's controls (buttons, drop-downs, text boxes) from root, keeping the
+    text that follows each."""
+    for control in list(root.iter(*_CONTROLS)):
+        drop(control)
 
 
 def heads_section(i: int, units: list[etree._Element], texts: list[str], agreed: list[bool]) -> bool:

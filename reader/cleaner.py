@@ -56,7 +56,7 @@ import lxml.html
 from lxml import etree
 
 from .blocks import WORD, Block, Opinion, drop, text_of, triples_in_order, voting_units, words_of
-from .boilerplate import card, heads_section, inset, word_count
+from .boilerplate import card, drop_controls, heads_section, inset, word_count
 from .fetch import FetchError
 from .figures import restore_figures
 from .furniture import drop_furniture
@@ -258,6 +258,7 @@ def _readability(tree: etree._Element) -> etree._Element | None:
         root = lxml.html.fragment_fromstring(summary, create_parent="div")
     except Exception:  # readability raises on pages it cannot parse; trafilatura may still cope
         return None
+    drop_controls(root)
     return root if text_of(root).strip() else None
 
 

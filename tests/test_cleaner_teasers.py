@@ -97,3 +97,15 @@ def test_the_label_of_an_ad_slot_before_a_paragraph_is_dropped():
     text = clean(page(end=slot))["text"]
     assert "The outer basin" in text
     assert "Advertisement" not in text
+
+
+def test_buttons_and_drop_downs_in_the_article_are_dropped():
+    buttons = "".join(f'<button type="button">Preview the {c} theme of the harbour map</button>'
+                      for c in ("yellow", "green", "blue", "red"))
+    choices = "".join(f"<option>{c}</option>" for c in ("White", "Black", "Red", "Green", "Blue", "Yellow"))
+    controls = (f'<p class="thumbs">{buttons}</p>'
+                f'<div class="settings"><p>Caption colour <select>{choices}</select> and more settings for the '
+                f"captions of the harbour video are to be found here below</p></div>")
+    text = clean(page(middle=controls))["text"]
+    assert all(p in text for p in PROSE)
+    assert "theme of the harbour map" not in text and "White" not in text
