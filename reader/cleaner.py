@@ -10,21 +10,27 @@ the base, and trafilatura's text is the second opinion:
 - a block both found is kept;
 - a block only readability found is kept when it sits inside the agreed article and reads
   as text (not a short block mostly of links, not a label of under eight words or a
-  heading of under five; pictures always do), or when it is a single line between two
-  agreed paragraphs ("Related: ...", an aside); after the last agreed block with words it
+  heading of under five unless the agreed paragraph it introduces comes right after it;
+  pictures always do), or when it is a single line between two agreed paragraphs
+  ("Related: ...", a one-line aside), but never when the page marks it as an aside (an
+  <aside> inset: "read more" teasers); after the last agreed block with words it
   is kept only when it is long, and not at all once two short ones in a row have shown
   that the page's furniture has begun (short trailing blocks are bylines, share prompts,
   "posted in" lines and related links far more often than text, and the teasers after
   them are other stories);
 - a block only trafilatura found (often a table, which readability's cleaning drops) is
   put back where trafilatura had it, after the last agreed block before it, when it has a
-  few words at least;
+  few words at least and is not an item of a list of titled cards (a gallery's slides,
+  teasers of other stories);
 - when the two do not agree on anything, readability picked the wrong container and
   trafilatura's article stands alone.
 
 Votes are taken on blocks: a link, a formula or a date inside a sentence goes with the
-sentence. The article's leading heading is left out only when it is the title (the view
-prints that); a first heading that says something else is kept.
+sentence. Their lengths are counted in words, a run of Chinese or Japanese (written without
+spaces) by its length, and buttons, drop-downs and text boxes are taken out of
+readability's copy first (`boilerplate.py` holds these rules). The article's leading
+heading is left out only when it is the title (the view prints that); a first heading that
+says something else is kept.
 
 After the vote, `furniture.drop_furniture` takes out what both kept that is still not the
 article (a "Read also: <link>" cross-reference, a rights line, a heading with nothing
