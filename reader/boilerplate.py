@@ -8,11 +8,16 @@ regular expression, and a paragraph reads as a label. A run of those scripts cou
 word per two characters (the usual length of a word in both), so a block weighs about the
 same in every script.
 
-Cards: trafilatura reads the whole page and sometimes takes a box of other stories as
-text: a photo gallery's slides, "more stories". How the box is built gives it away, whatever
-it says: its items each carry a heading. A writer's list is a list of phrases or sentences;
-a list of titled items is a list of cards (slides, teasers), laid out by the site's
-templates.
+Cards and teasers: trafilatura reads the whole page and sometimes takes a box of other
+stories as text: a photo gallery's slides, "more stories", "other columns". How the box is
+built gives it away, whatever it says:
+
+- a list whose items each carry a heading: a writer's list is a list of phrases or
+  sentences; a list of titled items is a list of cards (slides, teasers), laid out by the
+  site's templates;
+- a heading that is mostly a link: a heading in the text titles the section under it, one
+  that links elsewhere is another article's headline, and the blurb under it (up to the
+  next heading or the next block readability has too) is that article's teaser.
 
 Section headings: a heading of a word or two that only readability kept is a label more
 often than not ("Advertisement", "Like this:"), but a section heading is short too. A
@@ -37,7 +42,9 @@ import re
 
 from lxml import etree
 
-from .blocks import drop
+from collections.abc import Callable
+
+from .blocks import drop, text_of
 
 
 # Han ideographs (with the extension A block and the compatibility ones), hiragana and katakana.
@@ -47,6 +54,9 @@ _TOKEN = re.compile(rf"[{_CJK}]{{1,{CJK_CHARS_PER_WORD}}}|[^\W{_CJK}]+", re.UNIC
 
 # The agreed block a short heading introduces has at least this many words.
 SECTION_PROSE_WORDS = 10
+
+# A heading is a headline when more than this share of its text is linked.
+LINKED_HEADING = 0.5
 
 # A list is a list of cards when at least this share of its items (two at least) hold a heading.
 CARD_ITEMS = 0.5
@@ -63,6 +73,32 @@ def card(unit: etree._Element) -> bool:
     """Whether a block only trafilatura found (unit, in trafilatura's tree) is an item of a
     list of cards."""
     return unit.tag == "li" and _card_list(unit.getparent())
+
+
+def without_teasers(units: list[etree._Element], held: Callable[[etree._Element], bool]) -> list[etree._Element]:
+    """trafilatura's units (in reading order) less the headlines of other articles that only
+    it found and the blurbs under them; held(unit) says whether readability has the unit."""
+    kept: list[etree._Element] = []
+    teaser = False
+    for unit in units:
+        if not text_of(unit):
+            kept.append(unit)  # an empty block (a thumbnail's link) neither ends a teaser nor is one
+        elif held(unit):
+            teaser = False
+            kept.append(unit)
+        elif _HEADING.match(unit.tag):
+            teaser = _headline(unit)
+            if not teaser:
+                kept.append(unit)
+        elif not teaser:
+            kept.append(unit)
+    return kept
+
+
+def _headline(heading: etree._Element) -> bool:
+    text = text_of(heading)
+    linked = sum(len(text_of(a)) for a in heading.iter("a"))
+    return linked > LINKED_HEADING * len(text)
 
 
 _CONTROLS = ("button", "select", "textarea")

@@ -62,7 +62,7 @@ import lxml.html
 from lxml import etree
 
 from .blocks import WORD, Block, Opinion, drop, text_of, triples_in_order, voting_units, words_of
-from .boilerplate import card, drop_controls, heads_section, inset, word_count
+from .boilerplate import card, drop_controls, heads_section, inset, without_teasers, word_count
 from .fetch import FetchError
 from .figures import restore_figures
 from .furniture import drop_furniture
@@ -399,6 +399,7 @@ def _put_back(kept: list[tuple[etree._Element, Block]], traf_units: list[etree._
     if not kept:
         return
     read_opinion = Opinion([word for _, block in kept for word in block.words])
+    traf_units = without_teasers(traf_units, lambda unit: read_opinion.holds(Block(text_of(unit))))
     first_triple: dict[tuple[str, ...], etree._Element] = {}
     for unit, block in kept:
         for triple in block.triples:

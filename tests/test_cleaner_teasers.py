@@ -109,3 +109,21 @@ def test_buttons_and_drop_downs_in_the_article_are_dropped():
     text = clean(page(middle=controls))["text"]
     assert all(p in text for p in PROSE)
     assert "theme of the harbour map" not in text and "White" not in text
+
+
+def test_other_articles_headlines_and_blurbs_after_the_article_are_dropped():
+    columns = [("Editorial", "The quay deserves better",
+                "THE harbour board has put off the repairs of the old quay for a third year."),
+               ("Tides", "Why the channel keeps silting up",
+                "JANE DOE The dredgers were out again this spring, and again it filled in."),
+               ("Ferries", "A timetable nobody can read",
+                "JOHN ROE Whoever designed the new timetable never waited on the pier.")]
+    stories = "".join(
+        f'<div class="story-block"><h4><strong class="kicker">{kicker}</strong> '
+        f'<a href="/opinion/{i}">{headline}</a></h4>'
+        f'<p class="standfirst">{blurb}</p></div>'
+        for i, (kicker, headline, blurb) in enumerate(columns))
+    box = f'<div class="group"><h2>Other Opinion Columns</h2>{stories}</div>'
+    text = clean(in_article(box))["text"]
+    assert all(p in text for p in PROSE)
+    assert "quay deserves better" not in text and "repairs of the old quay" not in text
