@@ -81,17 +81,18 @@ def without_teasers(units: list[etree._Element], held: Callable[[etree._Element]
     kept: list[etree._Element] = []
     teaser = False
     for unit in units:
-        if not text_of(unit):
+        heading = bool(_HEADING.match(unit.tag))
+        if not (teaser or heading):
+            kept.append(unit)  # the common case, decided without reading the block
+        elif not text_of(unit):
             kept.append(unit)  # an empty block (a thumbnail's link) neither ends a teaser nor is one
         elif held(unit):
             teaser = False
             kept.append(unit)
-        elif _HEADING.match(unit.tag):
+        elif heading:
             teaser = _headline(unit)
             if not teaser:
                 kept.append(unit)
-        elif not teaser:
-            kept.append(unit)
     return kept
 
 

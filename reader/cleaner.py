@@ -20,8 +20,8 @@ the base, and trafilatura's text is the second opinion:
   them are other stories);
 - a block only trafilatura found (often a table, which readability's cleaning drops) is
   put back where trafilatura had it, after the last agreed block before it, when it has a
-  few words at least and is not an item of a list of titled cards (a gallery's slides,
-  teasers of other stories);
+  few words at least and is not another story's: an item of a list of titled cards (a
+  gallery's slides), or a headline that links elsewhere and the blurb under it;
 - when the two do not agree on anything, readability picked the wrong container and
   trafilatura's article stands alone.
 
