@@ -28,7 +28,9 @@ the base, and trafilatura's text is the second opinion:
 Votes are taken on blocks: a link, a formula or a date inside a sentence goes with the
 sentence. Their lengths are counted in words, a run of Chinese or Japanese (written without
 spaces) by its length, and buttons, drop-downs and text boxes are taken out of
-readability's copy first (`boilerplate.py` holds these rules). The article's leading
+readability's copy first (`boilerplate.py` holds these rules). Readability never takes a
+link out as an unlikely container, whatever its class ("popup" note links inside sentences):
+that would cut words out of the agreed paragraph around it. The article's leading
 heading is left out only when it is the title (the view prints that); a first heading that
 says something else is kept.
 
@@ -289,6 +291,23 @@ def _readability_class() -> type:
             # and every link in it.
             linked = sum(_clean_length(link.text_content() or "") for link in elem.findall(".//a"))
             return float(linked) / max(_clean_length(elem.text_content() or ""), 1)
+
+        def remove_unlikely_candidates(self) -> None:
+            # readability's own, but a link is never taken out: its class or id names how it
+            # behaves ("popup": a note shown on click), not a sidebar, and taking it out cuts
+            # words out of the sentence around it. Readability.js spares links the same way.
+            from readability.readability import REGEXES
+
+            for elem in self.html.findall(".//*"):
+                if elem.tag in ("a", "html", "body"):
+                    continue
+                marks = f"{elem.get('class', '')} {elem.get('id', '')}"
+                if (len(marks) >= 2 and REGEXES["unlikelyCandidatesRe"].search(marks)
+                        and not REGEXES["okMaybeItsACandidateRe"].search(marks)
+                        and not elem.xpath("ancestor-or-self::pre | ancestor-or-self::code")
+                        and not elem.xpath("descendant-or-self::main | descendant-or-self::article"
+                                           " | descendant-or-self::math")):
+                    elem.drop_tree()
 
     return Readability
 
