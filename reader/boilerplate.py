@@ -114,15 +114,32 @@ def drop_controls(root: etree._Element) -> None:
 
 def heads_section(i: int, units: list[etree._Element], texts: list[str], agreed: list[bool]) -> bool:
     """Whether units[i] (texts[i] its text, agreed[i] whether both extractors kept it) is a
-    heading directly followed on the page by the agreed prose it introduces."""
+    heading directly followed on the page by the agreed prose it introduces (a picture or a
+    video between them is part of what it introduces)."""
     heading = units[i]
-    if not _HEADING.match(heading.tag) or not texts[i] or i + 1 >= len(units):
+    if not _HEADING.match(heading.tag) or not texts[i]:
         return False
-    following = units[i + 1]
-    if not agreed[i + 1] or word_count(texts[i + 1]) < SECTION_PROSE_WORDS:
+    j = i + 1
+    while j < len(units) and _bare_media(units[j], texts[j]):
+        j += 1
+    if j >= len(units) or not agreed[j] or word_count(texts[j]) < SECTION_PROSE_WORDS:
         return False
-    after = heading.getnext()  # nothing in between: no empty box, no widget
+    following = units[j]
+    after = heading.getnext()  # nothing else in between: no empty box, no widget
+    while after is not None and after is not following and _bare_media(after, text_of(after)) \
+            and not any(el is following for el in after.iterdescendants()):
+        after = after.getnext()
     return after is not None and (after is following or any(el is following for el in after.iterdescendants()))
+
+
+_MEDIA = ("img", "picture", "video", "iframe")
+
+
+def _bare_media(unit: etree._Element, text: str) -> bool:
+    """Whether an element is a picture or a video with no words of its own."""
+    if text.strip():
+        return False
+    return unit.tag in _MEDIA or any(el.tag in _MEDIA for el in unit.iterdescendants())
 
 
 def inset(unit: etree._Element) -> bool:

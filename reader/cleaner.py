@@ -10,8 +10,8 @@ the base, and trafilatura's text is the second opinion:
 - a block both found is kept;
 - a block only readability found is kept when it sits inside the agreed article and reads
   as text (not a short block mostly of links, not a label of under eight words or a
-  heading of under five unless the agreed paragraph it introduces comes right after it;
-  pictures always do), or when it is a single line between two agreed paragraphs
+  heading of under five unless the agreed paragraph it introduces comes right after it,
+  or after only a picture or a video; pictures always do), or when it is a single line between two agreed paragraphs
   ("Related: ...", a one-line aside), but never when the page marks it as an aside (an
   <aside> inset: "read more" teasers); after the last agreed block with words it
   is kept only when it is long, and not at all once two short ones in a row have shown
@@ -30,7 +30,9 @@ sentence. Their lengths are counted in words, a run of Chinese or Japanese (writ
 spaces) by its length, and buttons, drop-downs and text boxes are taken out of
 readability's copy first (`boilerplate.py` holds these rules). Readability never takes a
 link out as an unlikely container, whatever its class ("popup" note links inside sentences):
-that would cut words out of the agreed paragraph around it. The article's leading
+that would cut words out of the agreed paragraph around it. Nor does it drop a heading for
+its links (a heading that links to the product it reviews is still the section's), and the
+"VIDEO" it writes into a video's frame is taken out again. The article's leading
 heading is left out only when it is the title (the view prints that); a first heading that
 says something else is kept.
 
@@ -266,7 +268,16 @@ def _readability(tree: etree._Element) -> etree._Element | None:
         root = lxml.html.fragment_fromstring(summary, create_parent="div")
     except Exception:  # readability raises on pages it cannot parse; trafilatura may still cope
         return None
+    return _tidy_readable(root)
+
+
+def _tidy_readable(root: etree._Element) -> etree._Element | None:
+    """readability's article made ready for the vote; None when it holds no text."""
     drop_controls(root)
+    for frame in root.iter("iframe"):
+        # readability writes "VIDEO" into a video's frame so that its serializer keeps the
+        # element; a browser never shows a frame's text, so it is not the page's
+        frame.text = None
     return root if text_of(root).strip() else None
 
 
@@ -289,6 +300,8 @@ def _readability_class() -> type:
         def get_link_density(self, elem: etree._Element) -> float:
             # readability's own, with the cheap length below: it runs for every candidate
             # and every link in it.
+            if _HEADING.match(elem.tag):
+                return 0.0  # Readability.js judges a heading by its class alone: a linked heading stays
             linked = sum(_clean_length(link.text_content() or "") for link in elem.findall(".//a"))
             return float(linked) / max(_clean_length(elem.text_content() or ""), 1)
 

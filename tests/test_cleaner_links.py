@@ -37,3 +37,40 @@ def test_the_words_of_a_note_link_stay_in_their_sentence() -> None:
     for before, linked, after in PARAGRAPHS:
         assert f"{before} {linked} {after.split()[0]}" in " ".join(text.split())
 
+
+
+GAMES = [
+    ("Harbour Lights", "A slow puzzle game about guiding ships into port at night, where every lamp you light "
+     "changes the current and the tide decides how long you have to think."),
+    ("Copper Valley", "You run a mining town's railway through three hard winters, and the game is generous "
+     "about mistakes without ever letting you forget the ones that cost a life."),
+    ("Night Orchard", "A short ghost story told through the trees of one orchard across forty years, with a "
+     "soundtrack that is worth the price of the game on its own."),
+]
+
+
+def review(between: str) -> bytes:
+    intro = ("<p>Plenty of games came out this autumn, and only some of them are worth your evenings. "
+             "I played every one of them to the end, and these are the three I would buy again.</p>")
+    games = "".join(f'<h3><a href="https://store.example.com/{name.lower().replace(" ", "-")}">{name} ($20)</a></h3>'
+                    f"{between}<p>{text}</p>" for name, text in GAMES)
+    outro = ("<p>None of them needs a new console, and all three run well on the older machines that most "
+             "people still have under the television, which is more than the big releases can say.</p>")
+    nav = "".join(f'<li><a href="/section/{i}">Section {i}</a></li>' for i in range(8))
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Three games worth buying</title></head>
+<body><nav><ul>{nav}</ul></nav><article><h1>Three games worth buying</h1>{intro}{games}{outro}</article>
+<footer><p>Footer text of the site that should not be extracted.</p></footer></body></html>""".encode()
+
+
+def test_a_heading_that_links_to_its_subject_stays_above_its_text() -> None:
+    text = clean_page(review(""), "https://example.org/games", None)["text"]
+    for name, _ in GAMES:
+        assert f"{name} ($20)" in text
+
+
+def test_a_video_between_a_heading_and_its_text_keeps_the_heading() -> None:
+    video = '<p><iframe src="https://www.youtube.com/embed/abc123"></iframe></p>'
+    text = clean_page(review(video), "https://example.org/games", None)["text"]
+    for name, _ in GAMES:
+        assert f"{name} ($20)" in text
+    assert "VIDEO" not in text  # readability's placeholder inside the frame is not the page's
