@@ -27,6 +27,16 @@ LISTS = {"ul", "ol", "dl"}
 BLOCKS = UNITS | {"div", "section", "article", "main", "header", "footer", "aside", "body", "html",
                   "tr", "td", "th", "thead", "tbody", "details", "summary", "hr", "br", "form", "nav"}
 WORD = re.compile(r"\w+", re.UNICODE)
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def is_heading(element: etree._Element) -> bool:
+    return element.tag in HEADINGS  # a comment's tag is a function, never in the set
+
+
+def linked_length(element: etree._Element) -> int:
+    """Characters of the element's text inside links (a block's link density's numerator)."""
+    return sum(len(text_of(a)) for a in element.iter("a"))
 
 
 def text_of(element: etree._Element) -> str:

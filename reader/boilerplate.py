@@ -44,7 +44,7 @@ from lxml import etree
 
 from collections.abc import Callable
 
-from .blocks import drop, text_of
+from .blocks import drop, is_heading, linked_length, text_of
 
 
 # Han ideographs (with the extension A block and the compatibility ones), hiragana and katakana.
@@ -61,7 +61,6 @@ LINKED_HEADING = 0.5
 # A list is a list of cards when at least this share of its items (two at least) hold a heading.
 CARD_ITEMS = 0.5
 
-_HEADING = re.compile(r"^h[1-6]$")
 
 
 def word_count(text: str) -> int:
@@ -81,7 +80,7 @@ def without_teasers(units: list[etree._Element], held: Callable[[etree._Element]
     kept: list[etree._Element] = []
     teaser = False
     for unit in units:
-        heading = bool(_HEADING.match(unit.tag))
+        heading = is_heading(unit)
         if not (teaser or heading):
             kept.append(unit)  # the common case, decided without reading the block
         elif not text_of(unit):
@@ -98,7 +97,7 @@ def without_teasers(units: list[etree._Element], held: Callable[[etree._Element]
 
 def _headline(heading: etree._Element) -> bool:
     text = text_of(heading)
-    linked = sum(len(text_of(a)) for a in heading.iter("a"))
+    linked = linked_length(heading)
     return linked > LINKED_HEADING * len(text)
 
 
@@ -117,7 +116,7 @@ def heads_section(i: int, units: list[etree._Element], texts: list[str], agreed:
     heading directly followed on the page by the agreed prose it introduces (a picture or a
     video between them is part of what it introduces)."""
     heading = units[i]
-    if not _HEADING.match(heading.tag) or not texts[i]:
+    if not is_heading(heading) or not texts[i]:
         return False
     j = i + 1
     while j < len(units) and _bare_media(units[j], texts[j]):
@@ -157,5 +156,5 @@ def _card_list(items: etree._Element | None) -> bool:
     if len(entries) < 2:
         return False
     titled = sum(1 for li in entries
-                 if any(isinstance(d.tag, str) and _HEADING.match(d.tag) for d in li.iterdescendants()))
+                 if any(is_heading(d) for d in li.iterdescendants()))
     return titled >= CARD_ITEMS * len(entries)

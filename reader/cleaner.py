@@ -65,7 +65,8 @@ from typing import Any
 import lxml.html
 from lxml import etree
 
-from .blocks import WORD, Block, Opinion, drop, text_of, triples_in_order, voting_units, words_of
+from .blocks import (WORD, Block, Opinion, drop, is_heading, linked_length, text_of, triples_in_order,
+                     voting_units, words_of)
 from .boilerplate import card, drop_controls, heads_section, inset, without_teasers, word_count
 from .fetch import FetchError
 from .figures import restore_figures
@@ -104,7 +105,6 @@ PUT_BACK_MIN_WORDS = 5
 # Share of the leading heading's words that must be in the page's title for it to be the title.
 TITLE_WORDS = 0.75
 
-_HEADING = re.compile(r"^h([1-6])$")
 
 
 def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
@@ -300,7 +300,7 @@ def _readability_class() -> type:
         def get_link_density(self, elem: etree._Element) -> float:
             # readability's own, with the cheap length below: it runs for every candidate
             # and every link in it.
-            if _HEADING.match(elem.tag):
+            if is_heading(elem):
                 return 0.0  # Readability.js judges a heading by its class alone: a linked heading stays
             linked = sum(_clean_length(link.text_content() or "") for link in elem.findall(".//a"))
             return float(linked) / max(_clean_length(elem.text_content() or ""), 1)
@@ -419,10 +419,10 @@ def _reads_as_text(unit: etree._Element, text: str) -> bool:
         return True  # a picture and its caption: few words, but the article's own
     words = word_count(text)
     if words < LINKY_MAX_WORDS:
-        linked = sum(len(text_of(a)) for a in unit.iter("a"))
+        linked = linked_length(unit)
         if linked > LINKY * len(text):
             return False
-    return words >= (SHORT_WORDS if _HEADING.match(unit.tag) else SHORT_TEXT_WORDS)
+    return words >= (SHORT_WORDS if is_heading(unit) else SHORT_TEXT_WORDS)
 
 
 def _put_back(kept: list[tuple[etree._Element, Block]], traf_units: list[etree._Element]) -> None:
@@ -494,7 +494,7 @@ def _finish(article: etree._Element, title: str | None, url: str) -> str:
     """The article's HTML for the reader view: its own title heading removed (the view
     prints the title), headings shifted to start at h2, sanitized."""
     _flatten_math(article)
-    headings = [el for el in article.iter() if isinstance(el.tag, str) and _HEADING.match(el.tag)]
+    headings = [el for el in article.iter() if is_heading(el)]
     units = list(voting_units(article))
     if headings and units and units[0] is headings[0]:
         if _is_title(headings[0], title):

@@ -18,7 +18,7 @@ import re
 
 from lxml import etree
 
-from .blocks import WORD, drop, text_of, voting_units
+from .blocks import WORD, drop, is_heading, text_of, voting_units
 
 # A cross-reference's lead: at most this many words before its link, ending in a colon
 # or a pointing mark.
@@ -33,7 +33,6 @@ CLOSING_AFTER_WORDS = 20
 
 _LEAD_END = re.compile(r"[:»›>→]\s*$")
 _RIGHTS = re.compile(r"©|\(c\)\s*\d{4}|\ball rights reserved\b", re.I)
-_HEADING = re.compile(r"^h[1-6]$")
 
 
 def drop_furniture(article: etree._Element) -> None:
@@ -98,7 +97,7 @@ def _drop_closing_headings(units: list[etree._Element]) -> None:
     units = list(units)
     while len(units) > 1:
         last = units[-1]
-        if _HEADING.match(last.tag) and last.find(".//img") is None:
+        if is_heading(last) and last.find(".//img") is None:
             drop(last)
             units.pop()
         elif not WORD.search(text_of(last)) and last.find(".//img") is None and last.tag != "hr":

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from .blocks import BLOCKS, WORD, Block, Opinion, text_of, voting_units, words_of
+from .blocks import BLOCKS, WORD, Block, Opinion, is_heading, linked_length, text_of, voting_units, words_of
 
 # A lead block has at least this many words, and at most this share of its text in links.
 LEAD_MIN_WORDS = 10
@@ -31,7 +31,6 @@ OPENING_BLOCKS = 12
 
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’»)\]]*)\s*$")
 _CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
-_HEADING = re.compile(r"^h[1-6]$")
 _SKIP = {"a", "nav", "aside", "footer", "figure", "figcaption", "form", "button", "ul", "ol", "li", "dl",
          "table", "time", "address", "label", "select", "noscript", "script", "style", "template", "h1"}
 _TEXT_BLOCKS = {"p", "div", "section", "header", "h2", "h3", "h4", "h5", "h6", "blockquote", "span", "article"}
@@ -74,7 +73,7 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
             continue  # a lead is written in sentences; a byline or dateline is not, and tells the time
         if el.find(".//script") is not None or el.find(".//style") is not None:
             continue
-        linked = sum(len(text_of(a)) for a in el.iter("a"))
+        linked = linked_length(el)
         if linked > LEAD_MAX_LINKED * len(text):
             continue
         found.append(el)
@@ -84,7 +83,7 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
         return  # the body never came after this title: the title is not the article's
     # below the article's own copy of the title, if it opens with one, above all else
     first = units[0]
-    if len(units) > 1 and _HEADING.match(first.tag) and (first.tag == "h1" or title.holds(Block(text_of(first)))):
+    if len(units) > 1 and is_heading(first) and (first.tag == "h1" or title.holds(Block(text_of(first)))):
         first = units[1]
     for el in found:
         lead = etree.Element("p")
