@@ -29,7 +29,7 @@ def bare(markup: str, url: str):
 
 
 def run() -> list[Row]:
-    from reader.extract import clean_page
+    from reader.clean.pipeline import clean_page
 
     pages = [(body.encode(), f"http://127.0.0.1/a/{i}.html") for i, (_, body) in enumerate(make_pages(PAGES, seed=11))]
     ours_t = bare_t = 0.0

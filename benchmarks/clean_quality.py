@@ -76,7 +76,7 @@ def cpu(dev: Path) -> tuple[float, float, int]:
     import score  # the sets' own loader
     import trafilatura
 
-    from reader.cleaner import clean_page
+    from reader.clean.pipeline import clean_page
 
     root = score.unpack(Path(tempfile.gettempdir()) / "reader-extraction-dev")
     cases = list(score.mozilla_cases(root))[:CPU_PAGES] + list(score.trafilatura_cases(root))[:CPU_PAGES]

@@ -41,8 +41,8 @@ class SlowSite(LoopbackServer):
 
 
 async def _tapped_library(db: Path, feed: str) -> None:
-    from reader.app import running
-    from reader.feeds import refresh_feeds
+    from reader.web.app import running
+    from reader.feeds.refresh import refresh_feeds
     from reader.settings import Settings
 
     settings = Settings(db=db, allow_private_urls=True, refresh_interval=0, extract_processes=0)

@@ -27,8 +27,8 @@ TIMEOUT = 240
 
 OURS = r"""
 import asyncio, json, sys, time
-from reader.app import running
-from reader.feeds import refresh_feeds
+from reader.web.app import running
+from reader.feeds.refresh import refresh_feeds
 from reader.settings import Settings
 
 async def main(db, base, feeds):

@@ -68,7 +68,7 @@ def pocket_zip(n: int) -> bytes:
 
 
 def _measure(data: bytes, name: str) -> tuple[float, float, int]:
-    from reader.importers import parse_file
+    from reader.formats.importers import parse_file
 
     wall, cpu = time.perf_counter(), time.process_time()
     parsed = parse_file(data, name)
@@ -76,7 +76,7 @@ def _measure(data: bytes, name: str) -> tuple[float, float, int]:
 
 
 def run() -> list[Row]:
-    from reader.importers import parse_file
+    from reader.formats.importers import parse_file
 
     parse_file(pocket_csv(10), "warm.csv")  # imports
     rows = []

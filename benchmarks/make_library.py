@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from reader.sanitize import plain_text
+from reader.clean.sanitize import plain_text
 from reader.store import Store
 
 from .common import RESULTS

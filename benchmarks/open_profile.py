@@ -74,9 +74,9 @@ async def _median(fn: Callable[[], Awaitable[Any]], out: list[float]) -> None:
 
 
 async def breakdown(profile: bool) -> dict[str, float]:
-    from reader import views
+    from reader.web import views
     from reader.records import READING_LIST
-    from reader.app import create_app, running
+    from reader.web.app import create_app, running
     from reader.settings import Settings
 
     db = work_copy(make_library(N), "profile")

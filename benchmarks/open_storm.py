@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from reader.access import LIMIT_CONCURRENCY
+from reader.web.access import LIMIT_CONCURRENCY
 from reader.store import Store
 
 from .client import ClientError, get_once

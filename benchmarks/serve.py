@@ -14,8 +14,8 @@ from pathlib import Path
 import uvicorn
 from starlette.responses import HTMLResponse
 
-from reader.access import server_options
-from reader.app import create_app
+from reader.web.access import server_options
+from reader.web.app import create_app
 from reader.settings import Settings
 
 

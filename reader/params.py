@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import Invalid
-from .sanitize import plain_text
+from .clean.sanitize import plain_text
 
 # SQLite integers are signed 64-bit: a larger id made the driver raise OverflowError.
 MAX_ID = 2**63 - 1

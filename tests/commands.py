@@ -37,7 +37,7 @@ READY = b"ready\n"
 # -- the forking side (a process of its own) ------------------------------------------------------
 
 def _serve(socket_path: str) -> None:
-    from reader.cli import main  # imported once, here; every child starts with it loaded
+    from reader.cli import main
 
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(socket_path)

@@ -22,8 +22,8 @@ import aiosqlite
 import httpx
 import uvicorn
 
-from reader.access import CSRF_COOKIE
-from reader.app import create_app
+from reader.web.access import CSRF_COOKIE
+from reader.web.app import create_app
 from reader.settings import Settings
 from reader.store.schema import MIGRATIONS
 

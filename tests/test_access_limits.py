@@ -19,7 +19,7 @@ import uvicorn
 from starlette.requests import Request
 from starlette.responses import Response
 
-from reader.access import (
+from reader.web.access import (
     FAILURES_OVERALL,
     FAILURES_PER_CLIENT,
     LIMIT_CONCURRENCY,
@@ -29,7 +29,7 @@ from reader.access import (
     Throttle,
     server_options,
 )
-from reader.app import create_app
+from reader.web.app import create_app
 
 from . import commands
 from .helpers import app_client, free_port, rss, until

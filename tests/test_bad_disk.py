@@ -252,7 +252,7 @@ async def test_reading_a_damaged_page_is_a_503_that_says_so(settings: Settings) 
 
 async def test_the_worker_says_once_that_it_cannot_write_not_every_beat(
         on_disk: Settings, disk: Disk, pages: LoopbackServer, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="reader.worker")
+    caplog.set_level(logging.INFO, logger="reader.jobs.worker")
     async with app_client(on_disk.replace(serve_workers=1, worker_interval=0.3)) as client:
         await subscribe_slugs(client, pages, ["one"])
         disk.fill()

@@ -14,8 +14,8 @@ import time
 import httpx
 import pytest
 
-from reader.app import running
-from reader.cleaning import ArticleFailed
+from reader.web.app import running
+from reader.jobs.cleaning import ArticleFailed
 from reader.store import Store
 
 from .helpers import LiveServer, app_client, rss, wait_for, worker_process
@@ -27,7 +27,7 @@ async def _subscribe(reader, pages, slugs, **route):
     feed = pages.add("/feed.xml", rss([{"title": s, "link": link} for s, link in links.items()]),
                      headers={"Content-Type": "application/rss+xml"})
     feed_id, _ = await reader.store.add_feed(feed)
-    from reader.feeds import refresh_feeds
+    from reader.feeds.refresh import refresh_feeds
 
     [result] = await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
                                    max_bytes=10**7, deadline=10)

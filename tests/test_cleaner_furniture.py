@@ -4,7 +4,7 @@ workers' own clean_page."""
 
 from __future__ import annotations
 
-from reader.cleaner import clean_page
+from reader.clean.pipeline import clean_page
 from .cleanerpages import PROSE, page
 
 

@@ -3,7 +3,7 @@ the body has a container of its own: small pages of our own, cleaned with clean_
 
 from __future__ import annotations
 
-from reader.cleaner import clean_page
+from reader.clean.pipeline import clean_page
 
 from .cleanerpages import PROSE, page
 

@@ -4,8 +4,8 @@ own, cleaned with the workers' own clean_page."""
 
 from __future__ import annotations
 
-from reader.boilerplate import word_count
-from reader.cleaner import clean_page
+from reader.clean.boilerplate import word_count
+from reader.clean.pipeline import clean_page
 from .cleanerpages import PROSE, page
 
 

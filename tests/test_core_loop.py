@@ -1,7 +1,7 @@
 """The core loop end to end: subscribe, browse, tap, workers pull oldest first, read."""
 
 
-from reader.app import running
+from reader.web.app import running
 
 from .helpers import app_client, rss, wait_for
 

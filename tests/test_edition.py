@@ -17,8 +17,9 @@ import feedparser
 import pytest
 from lxml import etree
 
-from reader.edition import CatalogEntry, EditionArticle, EditionImage, assemble_epub, build_epub, build_opds
-from reader.sanitize import clean_html
+from reader.formats.opds import CatalogEntry, build_opds
+from reader.formats.epub import EditionArticle, EditionImage, assemble_epub, build_epub
+from reader.clean.sanitize import clean_html
 from .books import NS, check_book, png, read_with_ebooklib, text_of
 
 SAMPLES = Path(__file__).resolve().parent.parent / "reader" / "samples" / "site" / "articles"

@@ -10,7 +10,7 @@ import json
 
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from reader.feeds import FeedError, parse_feed
+from reader.feeds.parse import FeedError, parse_feed
 from reader.fetch import FetchError, address_problem, fetch, make_client
 
 from .helpers import rss

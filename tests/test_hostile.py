@@ -14,7 +14,7 @@ import zlib
 
 import pytest
 
-from reader.feeds import FeedError, parse_feed
+from reader.feeds.parse import FeedError, parse_feed
 from reader.fetch import FetchError, fetch, make_client
 
 from .helpers import app_client, article_html, rss, wait_for

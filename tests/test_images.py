@@ -8,7 +8,7 @@ import asyncio
 import hashlib
 import struct
 
-from reader.app import running
+from reader.web.app import running
 
 from .helpers import app_client, rss, worker_process
 from .pictures import image_srcs, page_with, png
@@ -166,7 +166,7 @@ async def test_a_slow_image_host_is_cut_off_at_the_deadline_and_the_article_is_s
 
 async def test_an_export_names_stored_images_by_their_source_and_reclean_stores_them_after_import(settings, pages,
                                                                                                 tmp_path):
-    from reader.portability import export, import_files
+    from reader.core.exports import export, import_files
 
     pages.add("/img/a.png", png(50), headers={"Content-Type": "image/png"})
     async with app_client(settings.replace(serve_workers=0, extract_processes=0)) as client:

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reader.importers import (
+from reader.formats.importers import (
     FORMATS,
     FeedRecord,
     ImportFileError,
@@ -444,7 +444,7 @@ def test_zip_with_a_corrupt_entry_is_refused_clearly():
 
 
 def test_zip_bomb_is_stopped_by_the_byte_budget(monkeypatch):
-    import reader.importers.archives as archives
+    import reader.formats.importers.archives as archives
 
     monkeypatch.setattr(archives, "MAX_UNCOMPRESSED", 2_000_000)
     # Each part unpacks to 1.5 MB from a few KB; the second one crosses the budget.
@@ -456,7 +456,7 @@ def test_zip_bomb_is_stopped_by_the_byte_budget(monkeypatch):
 
 
 def test_zip_bomb_is_stopped_by_its_ratio(monkeypatch):
-    import reader.importers.archives as archives
+    import reader.formats.importers.archives as archives
 
     monkeypatch.setattr(archives, "MIN_BUDGET", 10_000)
     rows = b"title,url,time_added,tags,status\n" + b"t,https://e.example/x,1,,unread\n" * 100_000  # 3.2 MB
@@ -481,7 +481,7 @@ def test_pocket_annotations_of_the_wrong_shape_are_passed_over():
 
 
 def test_zip_with_too_many_entries_is_refused(monkeypatch):
-    import reader.importers.archives as archives
+    import reader.formats.importers.archives as archives
 
     monkeypatch.setattr(archives, "MAX_ENTRIES", 100)
     data = zipped({f"metadata_{i}.json": b"[]" for i in range(101)}, zipfile.ZIP_STORED)
@@ -490,7 +490,7 @@ def test_zip_with_too_many_entries_is_refused(monkeypatch):
 
 
 def test_zip_entry_past_its_cap_is_left_out_with_a_reason(monkeypatch):
-    import reader.importers.archives as archives
+    import reader.formats.importers.archives as archives
 
     monkeypatch.setattr(archives, "MAX_ENTRY", 1000)
     rows = b"title,url,time_added,tags,status\n" + b"t,https://e.example/x,1,,unread\n" * 100

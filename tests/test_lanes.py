@@ -7,9 +7,9 @@ import asyncio
 import threading
 import time
 
-from reader.app import running
-from reader.feeds import refresh_feeds
-from reader.line import Timings, Work, describe_wait, estimate_waits
+from reader.web.app import running
+from reader.feeds.refresh import refresh_feeds
+from reader.core.waits import Timings, Work, describe_wait, estimate_waits
 
 from .helpers import app_client, rss, wait_for, worker_process
 

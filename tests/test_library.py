@@ -8,7 +8,7 @@ import html
 import json
 import re
 
-from reader.discover import feed_links
+from reader.feeds.discover import feed_links
 from reader.store import Store
 
 from .helpers import app_client, rss, run_cli, wait_for

@@ -18,7 +18,7 @@ import pytest
 
 from reader.errors import Invalid
 from reader.fetch import FetchError, fetch, make_client
-from reader.opml import OpmlError, parse_opml
+from reader.formats.opml import OpmlError, parse_opml
 from reader.store import MIGRATIONS
 from reader.urls import check_url
 

@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-from reader.importers import parse_file
+from reader.formats.importers import parse_file
 
 from .helpers import app_client, rss, wait_for
 from .helpers import run_cli

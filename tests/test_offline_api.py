@@ -12,7 +12,7 @@ import uuid
 
 
 from reader import __version__
-from reader.pwa import manifest, shell_version
+from reader.web.pwa import manifest, shell_version
 
 from .helpers import assert_strict_csp, subscribe_slugs
 

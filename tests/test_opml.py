@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from reader.opml import OpmlError, build_opml, parse_opml
+from reader.formats.opml import OpmlError, build_opml, parse_opml
 from reader.store import Store
 
 from .helpers import app_client, rss, run_cli

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reader.extract import CpuPool
+from reader.pool import CpuPool
 
 from . import poolwork
 from .helpers import RSS, app_client, article_html, free_port, rss, until, wait_for

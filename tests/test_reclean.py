@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 
-from reader.app import running
+from reader.web.app import running
 
 from . import commands
 from .helpers import app_client

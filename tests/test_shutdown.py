@@ -13,7 +13,7 @@ import time
 
 import httpx
 
-from reader.app import running
+from reader.web.app import running
 from reader.store import Store
 
 from . import commands
@@ -25,7 +25,7 @@ async def _library(settings, pages, slugs, **route) -> dict[str, int]:
     feed = pages.add("/feed.xml", rss([{"title": s, "link": link} for s, link in links.items()]),
                      headers={"Content-Type": "application/rss+xml"})
     async with running(settings, worker=False, refresher=False) as reader:
-        from reader.feeds import refresh_feeds
+        from reader.feeds.refresh import refresh_feeds
 
         feed_id, _ = await reader.store.add_feed(feed)
         await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reader.cleaner import clean_page
+from reader.clean.pipeline import clean_page
 
 from . import commands
 from .pictures import png
@@ -140,7 +140,7 @@ def test_reader_clean_gives_the_workers_result_and_goes_on_past_a_bad_file(tmp_p
 
 @pytest.mark.parametrize("body", [b"\x00\xff\xfe" * 50, b"<html><body></body></html>", b"plain words, no markup"])
 def test_pages_without_an_article_fail_with_a_reason(body: bytes):
-    from reader.extract import ExtractError
+    from reader.clean.pipeline import ExtractError
 
     try:
         result = clean_page(body, "http://example.com/x", None)

@@ -233,7 +233,7 @@ async def test_the_feeds_page_and_cards_show_hostile_feed_titles_inert(hostile):
 
 
 def test_the_cleaner_makes_every_image_lazy_and_absolute():
-    from reader.sanitize import clean_html
+    from reader.clean.sanitize import clean_html
 
     html = clean_html('<p>x</p><img src="a.png" alt="a"><img src="/b.png" loading="eager">', "https://site.example/post/")
     assert html.count('loading="lazy"') == 2 and "eager" not in html
@@ -243,7 +243,7 @@ def test_the_cleaner_makes_every_image_lazy_and_absolute():
 def test_the_cleaner_gives_one_html_for_one_input_and_keeps_its_own_output():
     """nh3 sets an image's loading and decoding from a hash map whose order changes per
     call; an export imported back (which cleans again) must come out the same."""
-    from reader.sanitize import clean_html
+    from reader.clean.sanitize import clean_html
 
     source = '<p>A "quote": decoding="async" loading="lazy"&gt;</p><img src="https://a.example/1.png"><img src="/2.png"/>'
     outputs = {clean_html(source, "https://a.example/") for _ in range(64)}
@@ -257,7 +257,7 @@ def test_an_image_whose_src_the_sanitizer_drops_still_comes_out_one_way():
     """Dropping a relative src (no base to resolve it) let nh3 put loading and decoding
     before and after the alt, in an order that changed per call: 3 of 130 pages cleaned
     differently from one run to the next."""
-    from reader.sanitize import clean_html
+    from reader.clean.sanitize import clean_html
 
     source = '<p>Fig:<img src="/a.png" aria-hidden="false" alt="A &gt; B &quot;c&quot;" title="t"></p>'
     outputs = {clean_html(source) for _ in range(64)}

@@ -7,7 +7,7 @@ import httpx
 from .. import __version__
 from ..samples import SAMPLE_HOST
 from .guard import Resolver, _GuardedTransport
-from .sample_site import _SampleTransport
+from ..samples.transport import _SampleTransport
 
 USER_AGENT = f"reader/{__version__} (self-hosted reading app; fetches pages its user asked for)"
 MAX_REDIRECTS = 5

@@ -9,7 +9,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from ..app import running
+from ..web.app import running
 from ..settings import Settings
 from . import SAMPLE_FEED_URL
 

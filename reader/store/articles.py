@@ -10,8 +10,16 @@ from typing import Any
 
 from ..records import FINISHED
 from .base import (
-    _ARTICLE_BASE_COLUMNS, _ARTICLE_COLUMNS, _ARTICLE_JOINS, _ARTICLE_LEFT_JOINS, _LINE, _ONE_ARTICLE_COLUMNS, _STATE,
-    NOT_DONE, StoreBase, rows_of,
+    _ARTICLE_BASE_COLUMNS,
+    _ARTICLE_COLUMNS,
+    _ARTICLE_JOINS,
+    _ARTICLE_LEFT_JOINS,
+    _LINE,
+    _ONE_ARTICLE_COLUMNS,
+    _STATE,
+    NOT_DONE,
+    StoreBase,
+    rows_of,
 )
 
 

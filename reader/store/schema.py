@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 import aiosqlite
 
 from ..errors import StorageError
-from ..sanitize import plain_text
+from ..clean.sanitize import plain_text
 
 
 # The schema of version 1, the first released one. Later versions are reached by the

@@ -29,22 +29,22 @@ from urllib.parse import urlsplit
 import httpx
 from markupsafe import Markup, escape
 
-from .cleaning import ArticleFailed, Cleaner, ShuttingDown, UnknownArticle
-from .discover import NoFeedFound, NotSubscribed, Subscription, subscribe
-from .errors import Conflict, ExtractionFailed, Invalid, NotFound, ReaderError, Stopping, Unavailable
-from .extract import CpuPool
-from .feeds import RefreshResult, refresh_feeds
-from .line import Timings, Work, estimate_waits
-from .moving import ImportFileError, ImportJob, ImportOutcome, Progress, apply, parse
-from .opml import ImportResult, OpmlError, export_opml, import_opml
-from .portability import bookmarks_html, import_export_data
-from .params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
-from .records import READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Link, Marked, StoredImage
-from .settings import Settings
-from .sanitize import valid_text
-from .store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_terms
-from .urls import check_url, normalize_url
-from .worker import Worker
+from ..jobs.cleaning import ArticleFailed, Cleaner, ShuttingDown, UnknownArticle
+from ..feeds.discover import NoFeedFound, NotSubscribed, Subscription, subscribe
+from ..errors import Conflict, ExtractionFailed, Invalid, NotFound, ReaderError, Stopping, Unavailable
+from ..pool import CpuPool
+from ..feeds.refresh import RefreshResult, refresh_feeds
+from .waits import Timings, Work, estimate_waits
+from .imports import ImportFileError, ImportJob, ImportOutcome, Progress, apply, parse
+from ..formats.opml import ImportResult, OpmlError, export_opml, import_opml
+from .exports import bookmarks_html, import_export_data
+from ..params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
+from ..records import READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Link, Marked, StoredImage
+from ..settings import Settings
+from ..clean.sanitize import valid_text
+from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_terms
+from ..urls import check_url, normalize_url
+from ..jobs.worker import Worker
 
 __all__ = ["LANES", "READING_LIST", "ArticleFilter", "Marked", "parse_filter", "MAX_ID", "MAX_LIMIT", "SEARCH_MAX_OFFSET", "Reader", "parse_bool", "parse_int",
            "parse_tags", "parse_title", "snippet_html"]

@@ -13,8 +13,8 @@ import functools
 import hashlib
 from typing import Any
 
-from . import __version__
-from .resources import static_dir, templates_dir
+from .. import __version__
+from ..resources import static_dir, templates_dir
 
 THEME_COLOR = "#1f5fbf"  # the pages' accent
 BACKGROUND_COLOR = "#fdfcf9"  # the pages' light background

@@ -26,28 +26,41 @@ from starlette.routing import Route
 from starlette.types import Scope
 
 from .access import (
-    MAX_TARGET_LENGTH, SESSION_COOKIE, check_token, checked_form, end_session, from_another_site, origin_of,
+    MAX_TARGET_LENGTH,
+    SESSION_COOKIE,
+    check_token,
+    checked_form,
+    end_session,
+    from_another_site,
+    origin_of,
     start_session,
 )
 from .api import reader_of
-from .cleaning import ArticleFailed, ShuttingDown, UnknownArticle
-from .core import (
-    LANES, MAX_ID, READING_LIST, SEARCH_MAX_OFFSET, ArticleFilter, Reader, parse_bool, parse_filter, parse_int,
+from ..jobs.cleaning import ArticleFailed, ShuttingDown, UnknownArticle
+from ..core import (
+    LANES,
+    MAX_ID,
+    READING_LIST,
+    SEARCH_MAX_OFFSET,
+    ArticleFilter,
+    Reader,
+    parse_bool,
+    parse_filter,
+    parse_int,
     snippet_html,
 )
-from .editions import Filters, article_book, catalog, make_edition, mark_read_after_download
-from .errors import Invalid, NotFound, ReaderError, Stopping
-from .extract import reading_minutes
-from .images import without_images
-from .importers import ImportFileError, detect_format
-from .line import describe_wait
-from .records import FINISHED, Article, ArticlePage, Content, Feed
+from ..core.editions import Filters, article_book, catalog, make_edition, mark_read_after_download
+from ..errors import Invalid, NotFound, ReaderError, Stopping
+from ..clean.images import without_images
+from ..formats.importers import ImportFileError, detect_format
+from ..core.waits import describe_wait
+from ..records import FINISHED, Article, ArticlePage, Content, Feed
 from .pwa import manifest, service_worker
-from .sanitize import plain_text
-from .settings import Settings
-from .resources import templates_dir
-from .store import STATES
-from .urls import check_url
+from ..clean.sanitize import plain_text
+from ..settings import Settings
+from ..resources import templates_dir
+from ..store import STATES
+from ..urls import check_url
 
 TEMPLATES = templates_dir()
 
@@ -71,6 +84,13 @@ def _ago(timestamp: float | None) -> str:
 def _excerpt(html: str, limit: int = 240) -> str:
     text = plain_text(html or "")
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+WORDS_PER_MINUTE = 230
+
+
+def reading_minutes(words: int) -> int:
+    return max(1, round(words / WORDS_PER_MINUTE))
 
 
 env = Environment(

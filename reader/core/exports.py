@@ -28,14 +28,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import ReaderError
-from .importers import LinkRecord, Note, build_bookmarks_html
-from .moving import ImportOutcome
-from .opml import OpmlError, build_opml, parse_opml
-from .sanitize import clean_html, plain_text, valid_text
-from .store import Store
-from .store.salvage import Salvage, salvage
-from .urls import http_url
+from ..errors import ReaderError
+from ..formats.importers import LinkRecord, Note, build_bookmarks_html
+from .imports import ImportOutcome
+from ..formats.opml import OpmlError, build_opml, parse_opml
+from ..clean.sanitize import clean_html, plain_text, valid_text
+from ..store import Store
+from ..store.salvage import Salvage, salvage
+from ..urls import http_url
 
 FORMAT = "reader-export"
 VERSION = 1

@@ -65,10 +65,20 @@ from typing import Any
 import lxml.html
 from lxml import etree
 
-from .blocks import (WORD, Block, Opinion, drop, is_heading, linked_length, text_of, triples_in_order,
-                     voting_units, words_of)
+from .blocks import (
+    WORD,
+    Block,
+    Opinion,
+    drop,
+    is_heading,
+    linked_length,
+    text_of,
+    triples_in_order,
+    voting_units,
+    words_of,
+)
 from .boilerplate import card, drop_controls, heads_section, inset, without_teasers, word_count
-from .fetch import FetchError
+from ..fetch import FetchError
 from .figures import restore_figures
 from .furniture import drop_furniture
 from .sanitize import clean_html, plain_text

@@ -22,11 +22,12 @@ from urllib.parse import urljoin
 
 import httpx
 
-from .extract import CpuPool
-from .feeds import FEED_ACCEPT, FeedError, parse_feed, refresh_feeds
-from .fetch import FetchError, fetch, is_html
-from .store import Store
-from .urls import http_url
+from ..pool import CpuPool
+from .refresh import FEED_ACCEPT, refresh_feeds
+from .parse import FeedError, parse_feed
+from ..fetch import FetchError, fetch, is_html
+from ..store import Store
+from ..urls import http_url
 
 log = logging.getLogger(__name__)
 

@@ -1,53 +1,30 @@
-"""Feeds come in: fetch subscriptions (conditional GET), parse RSS, Atom and JSON Feed
-into headlines, and store them.
-
-Refreshing stores headlines and nothing else. It never queues and never extracts:
-only a person's tap puts an article in line.
-"""
+"""RSS, Atom (feedparser) and JSON Feed (by hand: feedparser 6 does not read it) parsed
+into headlines: pure CPU, run in the pool."""
 
 from __future__ import annotations
 
-import asyncio
 import calendar
 import hashlib
 import json
 import logging
-import time
-from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from datetime import datetime
 from typing import Any
 from urllib.parse import urljoin
 
 import feedparser
-import httpx
 
-from .extract import CpuPool
-from .fetch import FetchError, fetch
-from .urls import http_url
-from .sanitize import clean_html, plain_text
-from .store import Store
+from ..urls import http_url
+from ..clean.sanitize import clean_html, plain_text
 
 log = logging.getLogger(__name__)
 
-FEED_ACCEPT = (
-    "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9,"
-    " application/xml;q=0.8, text/xml;q=0.8, */*;q=0.1"
-)
 _JSON_TYPES = {"application/feed+json", "application/json"}
 
 
 class FeedError(Exception):
     """The body is not a feed we can read."""
 
-
-@dataclass
-class RefreshResult:
-    feed_id: int
-    url: str
-    new: int = 0
-    not_modified: bool = False
-    error: str | None = None
 
 
 def parse_feed(body: bytes, url: str, content_type: str) -> dict[str, Any]:
@@ -71,7 +48,7 @@ def parse_feed(body: bytes, url: str, content_type: str) -> dict[str, Any]:
     if not parsed.entries and (reason or not version or not parsed.feed.get("title")):
         if not reason and not version:
             raise FeedError("not a feed (neither RSS, Atom nor JSON Feed)")
-        raise FeedError(f"not a feed ({_short(reason) if reason else 'no entries and no title'})")
+        raise FeedError(f"not a feed ({short_reason(reason) if reason else 'no entries and no title'})")
     entries = []
     for entry in parsed.entries:
         link = _absolute(url, entry.get("link"))
@@ -104,7 +81,7 @@ def _parse_json_feed(body: bytes, url: str) -> dict[str, Any]:
     try:
         document = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise FeedError(f"not a feed (invalid JSON: {_short(exc)})") from None
+        raise FeedError(f"not a feed (invalid JSON: {short_reason(exc)})") from None
     if not isinstance(document, dict) or not str(document.get("version", "")).startswith(
         "https://jsonfeed.org/version/"
     ):
@@ -188,86 +165,6 @@ def _iso_time(value: str) -> float | None:
             return None
 
 
-def _short(exc: object) -> str:
+def short_reason(exc: object) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text if len(text) <= 160 else text[:157] + "..."
-
-
-async def refresh_feed(
-    store: Store,
-    client: httpx.AsyncClient,
-    pool: CpuPool,
-    feed: dict[str, Any],
-    *,
-    max_bytes: int,
-    deadline: float,
-) -> RefreshResult:
-    """Fetch one feed with a conditional GET and store its headlines. A failure is
-    recorded on the feed; its articles stay as they were."""
-    result = RefreshResult(feed_id=feed["id"], url=feed["url"])
-    conditional = {}
-    if feed.get("etag"):
-        conditional["If-None-Match"] = feed["etag"]
-    if feed.get("last_modified"):
-        conditional["If-Modified-Since"] = feed["last_modified"]
-    try:
-        response = await fetch(
-            client, feed["url"], max_bytes=max_bytes, deadline=deadline,
-            accept=FEED_ACCEPT, extra_headers=conditional,
-        )
-        if response.status == 304:
-            await store.store_feed_not_modified(feed["id"])
-            result.not_modified = True
-            return result
-        parsed = await pool.run(parse_feed, response.body, response.url, response.content_type)
-    except (FetchError, FeedError) as exc:
-        result.error = str(exc)
-    except Exception as exc:  # a bug in a parser must not stop the other feeds
-        log.exception("refreshing %s failed", feed["url"])
-        result.error = f"could not read the feed ({_short(exc)})"
-    if result.error:
-        await store.store_feed_error(feed["id"], result.error)
-        return result
-    result.new = await store.store_feed_entries(
-        feed["id"],
-        title=parsed["title"],
-        site_url=parsed["site_url"],
-        etag=response.headers.get("etag"),
-        last_modified=response.headers.get("last-modified"),
-        entries=parsed["entries"],
-    )
-    return result
-
-
-async def refresh_feeds(
-    store: Store,
-    client: httpx.AsyncClient,
-    pool: CpuPool,
-    feeds: list[dict[str, Any]],
-    *,
-    max_bytes: int,
-    deadline: float,
-    concurrency: int = 8,
-) -> list[RefreshResult]:
-    """Refresh many feeds, a few at a time; one slow or broken feed holds up nothing else."""
-    limit = asyncio.Semaphore(concurrency)
-
-    async def one(feed: dict[str, Any]) -> RefreshResult:
-        async with limit:
-            return await refresh_feed(store, client, pool, feed, max_bytes=max_bytes, deadline=deadline)
-
-    return list(await asyncio.gather(*(one(f) for f in feeds)))
-
-
-async def refresh_periodically(
-    store: Store, client: httpx.AsyncClient, pool: CpuPool, *, interval: float, max_bytes: int, deadline: float,
-) -> None:
-    """The background refresher owned by the app's lifespan: due feeds, every interval."""
-    while True:
-        try:
-            due = await store.feeds_due(time.time() - interval)
-            if due:
-                await refresh_feeds(store, client, pool, due, max_bytes=max_bytes, deadline=deadline)
-        except Exception:
-            log.exception("background refresh failed; trying again next interval")
-        await asyncio.sleep(min(interval, 60.0))

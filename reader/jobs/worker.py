@@ -13,8 +13,8 @@ import logging
 import time
 
 from .cleaning import Cleaner
-from .errors import StorageError
-from .store import Store
+from ..errors import StorageError
+from ..store import Store
 
 log = logging.getLogger(__name__)
 

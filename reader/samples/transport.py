@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 
-from ..samples import SITE_DIR
+from . import SITE_DIR
 
 class _SampleTransport(httpx.AsyncBaseTransport):
     """Serves https://samples.reader.invalid/ from the files shipped in reader/samples,

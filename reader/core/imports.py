@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .importers import ImportFileError, LinkRecord, ParsedImport, normalize_url, parse_file
-from .sanitize import plain_text
-from .store import ImportLink, Store
+from ..formats.importers import ImportFileError, LinkRecord, ParsedImport, normalize_url, parse_file
+from ..clean.sanitize import plain_text
+from ..store import ImportLink, Store
 
 BATCH = 2_000  # links per transaction: progress can be shown, and the writer lock is never held long
 

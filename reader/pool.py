@@ -1,10 +1,7 @@
-"""Turning a page into reading material: fetch it, then extract and clean its main text.
-
-`fetch_page` fetches an article's page and `clean_page` cleans it: the worker, a direct
-open, a reclean and a page sent by the browser all reach them through `cleaning.Cleaner`. The CPU part, `clean_page`, is a plain
-function of bytes, run in a process pool (`CpuPool`) so the event loop keeps serving
-pages while trafilatura works.
-"""
+"""The CPU pool: CPU-bound functions (the cleaner, the feed parser, image rewriting) run
+off the event loop, in worker processes started from a fork server, so the loop keeps
+serving pages while trafilatura works, and a crash in one page's extraction is the
+pool's to survive, not the server's."""
 
 from __future__ import annotations
 
@@ -22,17 +19,10 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-import httpx
-
-from .cleaner import ExtractError, clean_page
-from .fetch import FetchError, Response, fetch, is_html
-
-WORDS_PER_MINUTE = 230
-HTML_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
-
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
+
 
 class PoolUnavailable(Exception):
     """The extraction processes died under the work twice in a row (killed from outside,
@@ -90,7 +80,7 @@ class CpuPool:
         context = multiprocessing.get_context("forkserver")
         # Workers fork from a server that has already imported trafilatura (and, for a
         # warm pool, made its first calls).
-        context.set_forkserver_preload(["reader.extract", "reader.feeds", *(["reader.prewarm"] if self._warm else [])])
+        context.set_forkserver_preload(["reader.clean.pipeline", "reader.feeds.parse", *(["reader.jobs.prewarm"] if self._warm else [])])
         _start_forkserver()
         return concurrent.futures.ProcessPoolExecutor(
             max_workers=self._processes, mp_context=context,
@@ -214,24 +204,3 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # it exists, under another user
         return True
     return True
-
-
-def reading_minutes(words: int) -> int:
-    return max(1, round(words / WORDS_PER_MINUTE))
-
-
-async def fetch_page(client: httpx.AsyncClient, url: str, *, max_bytes: int, deadline: float) -> Response:
-    """Fetch an article's page. Raises FetchError (ExtractError for a response that is
-    not an HTML page) with a reason fit for the card."""
-    response = await fetch(client, url, max_bytes=max_bytes, deadline=deadline, accept=HTML_ACCEPT)
-    if not is_html(response.content_type, response.body):
-        raise ExtractError(f"not an HTML page ({response.content_type or 'unknown type'})")
-    return response
-
-
-async def extract_article(
-    client: httpx.AsyncClient, pool: CpuPool, url: str, *, max_bytes: int, deadline: float
-) -> dict[str, Any]:
-    """Fetch a page and return its cleaned content (no images fetched, nothing kept)."""
-    response = await fetch_page(client, url, max_bytes=max_bytes, deadline=deadline)
-    return await pool.run(clean_page, response.body, response.url, response.charset)

@@ -33,14 +33,16 @@ from typing import Any
 
 import httpx
 
-from .cleaner import ExtractError, clean_page
-from .errors import StorageError
-from .extract import CpuPool, PoolUnavailable, fetch_page
-from .fetch import FetchError, Response
-from .images import fetch_images, image_sources, rewrite
-from .records import RawPage, StoredImage
-from .settings import Settings
-from .store import Run, Store
+from ..clean.pipeline import ExtractError, clean_page
+from ..errors import StorageError
+from ..pool import CpuPool, PoolUnavailable
+from ..fetch.pages import fetch_page
+from ..fetch import FetchError, Response
+from .images import fetch_images
+from ..clean.images import image_sources, rewrite
+from ..records import RawPage, StoredImage
+from ..settings import Settings
+from ..store import Run, Store
 
 log = logging.getLogger(__name__)
 

@@ -50,7 +50,7 @@ from starlette.requests import Request, cookie_parser
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .settings import MAX_URL_LENGTH, Settings
+from ..settings import MAX_URL_LENGTH, Settings
 
 CSRF_COOKIE = "reader_csrf"
 CSRF_FIELD = "csrf"

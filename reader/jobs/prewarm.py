@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import logging
 
-from .cleaner import clean_page
-from .feeds import parse_feed
+from ..clean.pipeline import clean_page
+from ..feeds.parse import parse_feed
 
 _PARAGRAPH = ("<p>A paragraph of ordinary prose, long enough for an extractor to take it for the text"
               " of an article, with clauses, commas and a full stop at its end.</p>")

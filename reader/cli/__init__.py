@@ -16,19 +16,19 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from .resources import seed_db
-from .access import MIN_PASSWORD_LENGTH, server_options
-from .app import create_app, running, stop_taking_work
-from .core import Reader, parse_int
-from .params import MAX_ID
-from .editions import Filters, make_edition, mark_read_after_download
-from .errors import Invalid, ReaderError, StorageError
-from .importers import ImportFileError, detect_format
-from .portability import PortabilityError, backup, export, export_bookmarks, import_files, salvage_export
-from .settings import Settings, describe
-from .store import Store
-from .store.check import check_file
-from .urls import check_url
+from ..resources import seed_db
+from ..web.access import MIN_PASSWORD_LENGTH, server_options
+from ..web.app import create_app, running, stop_taking_work
+from ..core import Reader, parse_int
+from ..params import MAX_ID
+from ..core.editions import Filters, make_edition, mark_read_after_download
+from ..errors import Invalid, ReaderError, StorageError
+from ..formats.importers import ImportFileError, detect_format
+from ..core.exports import PortabilityError, backup, export, export_bookmarks, import_files, salvage_export
+from ..settings import Settings, describe
+from ..store import Store
+from ..store.check import check_file
+from ..urls import check_url
 
 EXAMPLE_DB = seed_db()
 
@@ -36,7 +36,7 @@ EXAMPLE_DB = seed_db()
 def _clean(args: argparse.Namespace) -> int:
     """Clean each file; one that cannot be cleaned is reported and the rest go on.
     Exit status 1 if any file failed."""
-    from .cleaner import as_json_line, clean_file
+    from ..clean.pipeline import as_json_line, clean_file
 
     failed = 0
     for name in args.files:

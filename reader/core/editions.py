@@ -23,11 +23,12 @@ from urllib.parse import urlencode, urlsplit
 
 import lxml.html
 
-from .core import MAX_LIMIT, Reader
-from .edition import CatalogEntry, Edition, EditionArticle, EditionImage, assemble_epub, build_opds, sniff_image_type
-from .errors import Conflict, NotFound
-from .fetch import FetchError, fetch
-from .records import Article, Content
+from .reader import MAX_LIMIT, Reader
+from ..formats.opds import CatalogEntry, build_opds
+from ..formats.epub import Edition, EditionArticle, EditionImage, assemble_epub, sniff_image_type
+from ..errors import Conflict, NotFound
+from ..fetch import FetchError, fetch
+from ..records import Article, Content
 
 # Articles an edition looks at, at most: past this the size cap has long stopped it.
 MAX_EDITION_ARTICLES = 1000

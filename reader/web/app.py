@@ -20,17 +20,17 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import api, views
 from .access import Access
-from .cleaning import Cleaner, worker_name
-from .core import Reader
-from .errors import ReaderError
-from .extract import CpuPool
-from .feeds import refresh_periodically
-from .fetch import make_client
-from .resources import static_dir
-from .fetch.guard import Resolver
-from .settings import Settings
-from .store import Store
-from .worker import Worker
+from ..jobs.cleaning import Cleaner, worker_name
+from ..core import Reader
+from ..errors import ReaderError
+from ..pool import CpuPool
+from ..jobs.refresher import refresh_periodically
+from ..fetch import make_client
+from ..resources import static_dir
+from ..fetch.guard import Resolver
+from ..settings import Settings
+from ..store import Store
+from ..jobs.worker import Worker
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .access import origin_of
-from .core import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, Reader, parse_filter, parse_int, snippet_html
-from .errors import Invalid, Malformed, ReaderError
-from .records import Article, Feed
+from ..core import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, Reader, parse_filter, parse_int, snippet_html
+from ..errors import Invalid, Malformed, ReaderError
+from ..records import Article, Feed
 
 
 class RowIdConvertor(IntegerConvertor):

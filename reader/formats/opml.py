@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.parsers import expat
 
-from .errors import Invalid
-from .sanitize import valid_text
+from ..errors import Invalid
+from ..clean.sanitize import valid_text
 from .importers import FeedRecord, ImportFileError, ImportReport, build_opml_folders, parse_opml_folders
-from .store import Store
-from .urls import http_url
+from ..store import Store
+from ..urls import http_url
 from .xmlguard import REFUSED, Declared, read_guarded, xml_chars
 
 MAX_OPML_BYTES = 10_000_000

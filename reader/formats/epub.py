@@ -13,7 +13,7 @@ from typing import Any
 
 from lxml import etree
 
-from ..images import sniff
+from ..clean.images import sniff
 from .xhtml import EPUB_NS, fragment_into, q, safe_href, serialize, xhtml_document, xml_text
 
 OPF_NS = "http://www.idpf.org/2007/opf"

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..sanitize import clean_html
-from ..urls import normalize_url, normalized_parts
+from ...clean.sanitize import clean_html
+from ...urls import normalize_url, normalized_parts
 
 # Caps. A real export never comes near them; a hostile one is cut down to size instead of
 # filling the database (or memory) with megabyte titles and a million tags.

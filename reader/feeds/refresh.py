@@ -1,0 +1,102 @@
+"""Feeds come in: fetch subscriptions (conditional GET), parse RSS, Atom and JSON Feed
+into headlines, and store them.
+
+Refreshing stores headlines and nothing else. It never queues and never extracts:
+only a person's tap puts an article in line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from ..pool import CpuPool
+from ..fetch import FetchError, fetch
+from ..store import Store
+
+from .parse import FeedError, parse_feed, short_reason
+
+log = logging.getLogger(__name__)
+
+FEED_ACCEPT = (
+    "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9,"
+    " application/xml;q=0.8, text/xml;q=0.8, */*;q=0.1"
+)
+
+@dataclass
+class RefreshResult:
+    feed_id: int
+    url: str
+    new: int = 0
+    not_modified: bool = False
+    error: str | None = None
+
+
+async def refresh_feed(
+    store: Store,
+    client: httpx.AsyncClient,
+    pool: CpuPool,
+    feed: dict[str, Any],
+    *,
+    max_bytes: int,
+    deadline: float,
+) -> RefreshResult:
+    """Fetch one feed with a conditional GET and store its headlines. A failure is
+    recorded on the feed; its articles stay as they were."""
+    result = RefreshResult(feed_id=feed["id"], url=feed["url"])
+    conditional = {}
+    if feed.get("etag"):
+        conditional["If-None-Match"] = feed["etag"]
+    if feed.get("last_modified"):
+        conditional["If-Modified-Since"] = feed["last_modified"]
+    try:
+        response = await fetch(
+            client, feed["url"], max_bytes=max_bytes, deadline=deadline,
+            accept=FEED_ACCEPT, extra_headers=conditional,
+        )
+        if response.status == 304:
+            await store.store_feed_not_modified(feed["id"])
+            result.not_modified = True
+            return result
+        parsed = await pool.run(parse_feed, response.body, response.url, response.content_type)
+    except (FetchError, FeedError) as exc:
+        result.error = str(exc)
+    except Exception as exc:  # a bug in a parser must not stop the other feeds
+        log.exception("refreshing %s failed", feed["url"])
+        result.error = f"could not read the feed ({short_reason(exc)})"
+    if result.error:
+        await store.store_feed_error(feed["id"], result.error)
+        return result
+    result.new = await store.store_feed_entries(
+        feed["id"],
+        title=parsed["title"],
+        site_url=parsed["site_url"],
+        etag=response.headers.get("etag"),
+        last_modified=response.headers.get("last-modified"),
+        entries=parsed["entries"],
+    )
+    return result
+
+
+async def refresh_feeds(
+    store: Store,
+    client: httpx.AsyncClient,
+    pool: CpuPool,
+    feeds: list[dict[str, Any]],
+    *,
+    max_bytes: int,
+    deadline: float,
+    concurrency: int = 8,
+) -> list[RefreshResult]:
+    """Refresh many feeds, a few at a time; one slow or broken feed holds up nothing else."""
+    limit = asyncio.Semaphore(concurrency)
+
+    async def one(feed: dict[str, Any]) -> RefreshResult:
+        async with limit:
+            return await refresh_feed(store, client, pool, feed, max_bytes=max_bytes, deadline=deadline)
+
+    return list(await asyncio.gather(*(one(f) for f in feeds)))
