@@ -47,90 +47,57 @@ the body.
 Before either reads the page, what the page hides (hidden, display: none, visibility:
 hidden) is taken out of the one shared parse, unless it is most of the page.
 
+The two extractors are called in `upstream.py` (every call into their internals is
+there), and the vote is `vote.merge`; this module runs the steps in order.
+
 Everything is a plain function of bytes so it runs in the worker processes of
-`extract.CpuPool`; `reader clean` calls the very same `clean_page`. Images stay as
+`reader.pool.CpuPool`; `reader clean` calls the very same `clean_page`. Images stay as
 `<img>` elements with absolute URLs, and the page's bytes are all this needs, so storing
 images or re-cleaning a stored raw page can wrap this function later.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import re
-from html import unescape
 from pathlib import Path
 from typing import Any
 
-import lxml.html
 from lxml import etree
 
-from .blocks import (
-    WORD,
-    Block,
-    Opinion,
-    drop,
-    is_heading,
-    linked_length,
-    text_of,
-    triples_in_order,
-    voting_units,
-    words_of,
-)
-from .boilerplate import card, drop_controls, heads_section, inset, without_teasers, word_count
-from ..fetch import FetchError
+from ..errors import ExtractionFailed
+from . import upstream
+from .blocks import WORD, drop, is_heading, text_of, voting_units
+from .boilerplate import drop_controls
 from .figures import restore_figures
 from .furniture import drop_furniture
 from .sanitize import clean_html, plain_text
 from .standfirst import restore_lead
-
-# trafilatura, htmldate and readability are imported inside the functions that call them:
-# this module is imported by every process that hands pages to the pool, and only the pool
-# processes (and `reader clean`) clean; the serving process never pays their import time
-# (about a second) or their memory.
+from .vote import merge
 
 
-class ExtractError(FetchError):
+class ExtractError(ExtractionFailed):
     """The page arrived but holds nothing we can show as an article."""
 
-
-# A trailing block only readability saw is kept only above this many words.
-TRAILING_MIN_WORDS = 20
-# This many short blocks in a row after the article's last agreed block end it.
-TRAILING_END_RUN = 2
-# A block only readability found, shorter than LINKY_MAX_WORDS words and with more than
-# LINKY of its text in links, is a list of links; one under SHORT_WORDS words is a label.
-LINKY = 0.3
-LINKY_MAX_WORDS = 40
-SHORT_WORDS = 5
-# ... and a block other than a heading is a label (a date line, "Share this", a rating)
-# under SHORT_TEXT_WORDS words: a section title is short, a paragraph seldom is.
-SHORT_TEXT_WORDS = 8
-# An agreed block this long is prose: a block only readability kept between two of them
-# is part of the running text.
-SANDWICH_PROSE_WORDS = 10
-# A block only trafilatura found is put back only from this many words.
-PUT_BACK_MIN_WORDS = 5
 
 # Share of the leading heading's words that must be in the page's title for it to be the title.
 TITLE_WORDS = 0.75
 
 
-
 def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
     """Clean one page. Pure CPU; raises ExtractError when there is no article."""
-    markup = _decode(body, charset)
+    markup = upstream.decode(body, charset)
     if not markup.strip():
         raise ExtractError("no readable text found on the page")
-    tree = _parse(markup)
+    tree = upstream.parse(markup)
     if tree is None:
         raise ExtractError("no readable text found on the page")
     _drop_hidden(tree)
-    traf_html, meta = _trafilatura(tree, url)
-    readable = _readability(tree)
+    traf_html, meta = upstream.trafilatura_article(tree, url)
+    readable = _tidy_readable(upstream.readability_article(tree))
     if traf_html is None and readable is None:
         raise ExtractError("no readable text found on the page")
-    article = _merge(readable, traf_html)
+    article = merge(readable, traf_html)
     drop_furniture(article)
     restore_figures(tree, article)
     restore_lead(tree, article)
@@ -159,28 +126,6 @@ def clean_file(path: str | Path, url: str | None = None) -> dict[str, Any]:
     return clean_page(body, url or path.resolve().as_uri(), None)
 
 
-def _decode(body: bytes, charset: str | None) -> str:
-    if charset:
-        try:
-            return body.decode(charset, errors="replace")
-        except LookupError:
-            pass  # an unknown charset name: detect it from the bytes instead
-    from trafilatura.utils import decode_file
-
-    decoded = decode_file(body)
-    return decoded if isinstance(decoded, str) else decoded.decode("utf-8", errors="replace")
-
-
-def _parse(markup: str) -> etree._Element | None:
-    """The page parsed once, for both extractors (each works on its own copy)."""
-    from trafilatura.utils import load_html
-
-    try:
-        return load_html(markup)
-    except Exception:  # lxml refusing the markup outright
-        return None
-
-
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
 
@@ -200,303 +145,15 @@ def _drop_hidden(tree: etree._Element) -> None:
         elem.drop_tree()
 
 
-def _trafilatura(tree: etree._Element, url: str) -> tuple[str | None, dict[str, Any]]:
-    """trafilatura's article as HTML, and the page's title, author, date and site name.
-
-    This is what `trafilatura.extract_with_metadata` returns, less two costs that buy us
-    nothing: the content fingerprint it computes for every non-text output, and the
-    categories, tags, licence and the like that its metadata pass also looks for."""
-    from trafilatura.core import bare_extraction, determine_returnstring
-    from trafilatura.settings import Document, Extractor, set_date_params
-
-    # The date from the page's markup (meta tags, JSON-LD, <time>, the URL) only: guessing
-    # it from the running text costs more than the whole extraction and mostly finds
-    # copyright years.
-    date_params = set_date_params(extensive=False)
-    options = Extractor(
-        # Images come from readability's copy of the article, which keeps their figures
-        # and captions; in trafilatura's they only blur its vote.
-        output_format="html", images=False, links=True, tables=True, comments=False, precision=True,
-        url=url, date_params=date_params,
-    )
-    try:
-        document = bare_extraction(tree, options=options)  # works on its own copy of the tree
-        if not isinstance(document, Document):
-            return None, {}
-        text = determine_returnstring(document, options)
-        meta = _metadata(tree, url, date_params)
-    except Exception:  # a third-party parser choking on hostile markup is "no opinion"
-        return None, {}
-    return (text or None), meta
-
-
-def _metadata(tree: etree._Element, url: str, date_params: dict[str, Any]) -> dict[str, Any]:
-    """The four fields we show, found the way trafilatura's metadata pass finds them (meta
-    tags, then JSON-LD, then the page's own headings and bylines; the date by htmldate),
-    and cleaned up as it cleans them. None of these steps edits the tree."""
-    from htmldate import find_date
-    from trafilatura.metadata import (META_URL, examine_meta, extract_author, extract_meta_json, extract_sitename,
-                                      extract_title, extract_url)
-    from trafilatura.utils import line_processing
-
-    found = examine_meta(tree)
-    if found.author and " " not in found.author:
-        found.author = None  # a lone handle or first name is rarely the byline
-    try:
-        found = extract_meta_json(tree, found)
-    except Exception:  # its JSON-LD reader has bugs of its own; the meta tags still stand
-        pass
-    if not found.title:
-        found.title = extract_title(tree)
-    if not found.author:
-        found.author = extract_author(tree)
-    page_url = found.url or extract_url(tree, url)
-    date = find_date(tree, **{**date_params, "url": page_url})
-    site = found.sitename or extract_sitename(tree)
-    if site:
-        site = site.lstrip("@")
-        if site and "." not in site and not site[0].isupper():
-            site = site.title()
-    elif page_url:
-        match = META_URL.match(page_url)
-        if match:
-            site = match[1]
-
-    def tidy(value: Any) -> Any:
-        if not isinstance(value, str):
-            return value
-        if len(value) > 10000:
-            value = value[:9999] + "…"
-        return line_processing(unescape(value))
-
-    return {"title": tidy(found.title), "author": tidy(found.author), "date": tidy(date), "sitename": tidy(site)}
-
-
-def _readability(tree: etree._Element) -> etree._Element | None:
-    try:
-        summary = _Readability(tree).summary(html_partial=True)
-        root = lxml.html.fragment_fromstring(summary, create_parent="div")
-    except Exception:  # readability raises on pages it cannot parse; trafilatura may still cope
-        return None
-    return _tidy_readable(root)
-
-
-def _tidy_readable(root: etree._Element) -> etree._Element | None:
+def _tidy_readable(root: etree._Element | None) -> etree._Element | None:
     """readability's article made ready for the vote; None when it holds no text."""
+    if root is None:
+        return None
     drop_controls(root)
     for frame in root.iter("iframe"):
         # readability writes "VIDEO" into a video's frame so that its serializer keeps the
         # element; a browser never shows a frame's text, so it is not the page's
         frame.text = None
-    return root if text_of(root).strip() else None
-
-
-def _readability_class() -> type:
-    from readability import Document
-
-    class Readability(Document):
-        """readability-lxml on the tree already parsed. Its own parse step re-parses the
-        markup and runs a full lxml Cleaner (javascript links, style attributes) on every
-        retry; the sanitizer does that job later, so only what changes which text it
-        picks is kept here: scripts and styles (hidden elements are gone already)."""
-
-        def _parse(self, input: etree._Element) -> etree._Element:
-            doc = copy.deepcopy(input)  # summary() edits the tree, and may start over
-            etree.strip_elements(doc, "script", "style", "link", etree.Comment, etree.ProcessingInstruction,
-                                 with_tail=False)
-            self.encoding = "utf-8"
-            return doc
-
-        def get_link_density(self, elem: etree._Element) -> float:
-            # readability's own, with the cheap length below: it runs for every candidate
-            # and every link in it.
-            if is_heading(elem):
-                return 0.0  # Readability.js judges a heading by its class alone: a linked heading stays
-            linked = sum(_clean_length(link.text_content() or "") for link in elem.findall(".//a"))
-            return float(linked) / max(_clean_length(elem.text_content() or ""), 1)
-
-        def remove_unlikely_candidates(self) -> None:
-            # readability's own, but a link is never taken out: its class or id names how it
-            # behaves ("popup": a note shown on click), not a sidebar, and taking it out cuts
-            # words out of the sentence around it. Readability.js spares links the same way.
-            from readability.readability import REGEXES
-
-            for elem in self.html.findall(".//*"):
-                if elem.tag in ("a", "html", "body"):
-                    continue
-                marks = f"{elem.get('class', '')} {elem.get('id', '')}"
-                if (len(marks) >= 2 and REGEXES["unlikelyCandidatesRe"].search(marks)
-                        and not REGEXES["okMaybeItsACandidateRe"].search(marks)
-                        and not elem.xpath("ancestor-or-self::pre | ancestor-or-self::code")
-                        and not elem.xpath("descendant-or-self::main | descendant-or-self::article"
-                                           " | descendant-or-self::math")):
-                    elem.drop_tree()
-
-    return Readability
-
-
-_LONG_SPACE = re.compile(r"\s{255,}")
-_NEWLINE_SPACE = re.compile(r"\s*\n\s*")
-_TAB_SPACE = re.compile(r"\t|[ \t]{2,}")
-
-
-def _clean_length(text: str) -> int:
-    """len(readability.readability.clean(text)), which runs three regex substitutions on
-    every text it measures. Text with no line break, tab or double space (most link texts)
-    comes out of them unchanged, so only its ends need trimming."""
-    if "\n" in text or "\t" in text or "  " in text or (len(text) >= 255 and _LONG_SPACE.search(text)):
-        text = _LONG_SPACE.sub(" " * 255, text)
-        text = _NEWLINE_SPACE.sub("\n", text)
-        text = _TAB_SPACE.sub(" ", text)
-    return len(text.strip())
-
-
-def _Readability(tree: etree._Element) -> Any:
-    global _READABILITY
-    if _READABILITY is None:
-        _READABILITY = _readability_class()
-    return _READABILITY(tree)
-
-
-_READABILITY: type | None = None
-
-
-def _merge(readable: etree._Element | None, traf_html: str | None) -> etree._Element:
-    traf_root = _parse_trafilatura(traf_html) if traf_html else None
-    if readable is None:
-        assert traf_root is not None
-        return traf_root
-    if traf_root is None:
-        return readable
-    traf_opinion = Opinion(words_of(text_of(traf_root)))
-    read_units = list(voting_units(readable))
-    blocks = [Block(text_of(u)) for u in read_units]
-    texts = [b.text for b in blocks]
-    agreed = [traf_opinion.holds(b) for b in blocks]
-    if not any(a and b.words for a, b in zip(agreed, blocks)):
-        return traf_root
-    # an empty block (a picture, a rule) agrees with anything, so it cannot mark where the
-    # article ends: the related-stories box often has one below it
-    last = max(i for i, a in enumerate(agreed) if a and blocks[i].words)
-    kept: list[tuple[etree._Element, Block]] = []
-    for i, (unit, block, agree) in enumerate(zip(read_units[:last + 1], blocks, agreed)):
-        # an inset the page marks as beside the text ("read more" teasers) is not the text,
-        # wherever it sits
-        if agree or (not inset(unit) and (_reads_as_text(unit, block.text) or _between_agreed(i, blocks, agreed)
-                                          or heads_section(i, read_units, texts, agreed))):
-            kept.append((unit, block))
-        else:
-            drop(unit)
-    kept += _trailing(read_units[last + 1:], blocks[last + 1:])
-    _put_back(kept, list(voting_units(traf_root)))
-    return readable
-
-
-def _trailing(units: list[etree._Element], blocks: list[Block]) -> list[tuple[etree._Element, Block]]:
-    """The blocks only readability found after the last agreed one: long ones are kept, until
-    two short ones in a row ("Like this:", "Related", a date, a "Filed under" line) show that
-    the article is over and its furniture has begun; whatever follows them goes too, however
-    long (teasers of other stories)."""
-    kept: list[tuple[etree._Element, Block]] = []
-    short_run = 0
-    for unit, block in zip(units, blocks):
-        if short_run < TRAILING_END_RUN and word_count(block.text) > TRAILING_MIN_WORDS:
-            kept.append((unit, block))
-            short_run = 0
-            continue
-        if block.words:
-            short_run += 1
-        drop(unit)
-    return kept
-
-
-def _between_agreed(i: int, blocks: list[Block], agreed: list[bool]) -> bool:
-    """Whether block i sits between two agreed paragraphs of prose. A related-stories box or
-    a row of tags comes in a run of its own, at an edge of the text or beside other
-    furniture; a single short line in the middle of the running text ("Related: ...", a
-    one-line aside) is part of how the author wrote it."""
-    def prose(j: int) -> bool:
-        return 0 <= j < len(blocks) and agreed[j] and word_count(blocks[j].text) >= SANDWICH_PROSE_WORDS
-
-    return bool(blocks[i].words) and prose(i - 1) and prose(i + 1)
-
-
-def _reads_as_text(unit: etree._Element, text: str) -> bool:
-    """Whether a block only readability kept reads as the article's text rather than the
-    furniture inside its container: a short block mostly of links (related stories, tags)
-    or of a word or two (labels, "Share", a date) is furniture."""
-    if unit.tag == "figure" or unit.find(".//img") is not None:
-        return True  # a picture and its caption: few words, but the article's own
-    words = word_count(text)
-    if words < LINKY_MAX_WORDS:
-        linked = linked_length(unit)
-        if linked > LINKY * len(text):
-            return False
-    return words >= (SHORT_WORDS if is_heading(unit) else SHORT_TEXT_WORDS)
-
-
-def _put_back(kept: list[tuple[etree._Element, Block]], traf_units: list[etree._Element]) -> None:
-    """Insert the blocks only trafilatura found, each after the readability block that
-    holds the trafilatura block before it."""
-    if not kept:
-        return
-    read_opinion = Opinion([word for _, block in kept for word in block.words])
-    traf_units = without_teasers(traf_units, lambda unit: read_opinion.holds(Block(text_of(unit))))
-    first_triple: dict[tuple[str, ...], etree._Element] = {}
-    for unit, block in kept:
-        for triple in block.triples:
-            first_triple.setdefault(triple, unit)
-    anchor: etree._Element | None = None
-    items: etree._Element | None = None  # the list put back last, which the next items join
-    for unit in traf_units:
-        block = Block(text_of(unit))
-        if read_opinion.holds(block):
-            # in reading order: a set's order changes with each process's hash seed, and
-            # then so would where the next block is put back
-            for triple in triples_in_order(block.words):
-                if triple in first_triple:
-                    anchor = first_triple[triple]
-                    break
-            continue
-        if word_count(block.text) < PUT_BACK_MIN_WORDS:
-            continue  # a label, a date, a lone link: furniture far more often than text
-        if card(unit):
-            continue  # a gallery's slide, a teaser of another story
-        extra = copy.deepcopy(unit)
-        extra.tail = None
-        if extra.tag == "li":  # an item out of its list would lose its bullet or number
-            parent = unit.getparent()
-            kind = parent.tag if parent is not None and parent.tag in ("ul", "ol") else "ul"
-            if anchor is items and items is not None and items.tag == kind:
-                items.append(extra)  # the next item of the list just put back: one list
-                continue
-            items = etree.Element(kind)
-            items.append(extra)
-            extra = items
-        if anchor is None:
-            kept[0][0].addprevious(extra)
-        else:
-            anchor.addnext(extra)
-        anchor = extra
-
-
-def _parse_trafilatura(traf_html: str) -> etree._Element | None:
-    try:
-        root = lxml.html.fromstring(traf_html)
-    except (etree.ParserError, ValueError):
-        return None
-    body = root.find("body")
-    root = body if body is not None else root
-    root.tag = "div"
-    # trafilatura writes inline code as <pre> (splitting the sentence) and a code block
-    # as <pre><pre>; put both back the way pages write them.
-    for pre in list(root.iter("pre")):
-        parent = pre.getparent()
-        if parent is not None and parent.tag == "pre":
-            pre.tag = "code"
-        elif parent is not None and parent.tag in {"p", "li", "td", "th", "blockquote", "h1", "h2", "h3", "h4"} \
-                and "\n" not in (pre.text_content() or ""):
-            pre.tag = "code"
     return root if text_of(root).strip() else None
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx
 
-from ..clean.pipeline import ExtractError, clean_page
+from ..clean import ExtractError, clean_page
 from ..errors import StorageError
 from ..pool import CpuPool, PoolUnavailable
 from ..fetch.pages import fetch_page
@@ -251,7 +251,7 @@ class Cleaner:
             except _PageFailed as exc:
                 await self.store.store_failed(run, str(exc), exc.page, exc.received)
                 return "failed", str(exc)
-            except FetchError as exc:
+            except (FetchError, ExtractError) as exc:
                 await self.store.store_failed(run, str(exc))
                 return "failed", str(exc)
             except PoolUnavailable as exc:
@@ -317,7 +317,7 @@ class Cleaner:
             page = RawPage(url, charset, await asyncio.to_thread(zlib.compress, body))
         try:
             content = await self.pool.run(clean_page, body, url, charset)
-        except FetchError as exc:  # ExtractError: the page holds no article (for this cleaner)
+        except (FetchError, ExtractError) as exc:  # ExtractError: the page holds no article (for this cleaner)
             raise _PageFailed(str(exc), page, received) from exc
         return await self._with_images(run, content, url, stored, page, received)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from ..clean.pipeline import clean_page
+from ..clean import clean_page
 from ..feeds.parse import parse_feed
 
 _PARAGRAPH = ("<p>A paragraph of ordinary prose, long enough for an extractor to take it for the text"

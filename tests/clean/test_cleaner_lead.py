@@ -3,9 +3,9 @@ the body has a container of its own: small pages of our own, cleaned with clean_
 
 from __future__ import annotations
 
-from reader.clean.pipeline import clean_page
+from reader.clean import clean_page
 
-from .cleanerpages import PROSE, page
+from ..cleanerpages import PROSE, page
 
 
 def clean(body: bytes) -> dict:

@@ -5,7 +5,7 @@ scripts run."""
 
 from __future__ import annotations
 
-from reader.clean.pipeline import clean_page
+from reader.clean import clean_page
 
 PROSE = [
     f"Paragraph {i} of the report on the harbour carries enough ordinary words to read as prose, "

@@ -4,8 +4,8 @@ workers' own clean_page."""
 
 from __future__ import annotations
 
-from reader.clean.pipeline import clean_page
-from .cleanerpages import PROSE, page
+from reader.clean import clean_page
+from ..cleanerpages import PROSE, page
 
 
 def clean(body: bytes) -> dict:

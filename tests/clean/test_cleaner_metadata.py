@@ -11,7 +11,8 @@ from readability.readability import clean as readability_clean
 from trafilatura.metadata import extract_metadata
 from trafilatura.settings import set_date_params
 
-from reader.clean.pipeline import _clean_length, clean_page
+from reader.clean import clean_page
+from reader.clean.upstream import clean_length as _clean_length
 
 PROSE = "".join(
     f"<p>Paragraph {i} of the piece on the river barges has enough plain words to read as prose, "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from reader.clean.pipeline import clean_page
+from reader.clean import clean_page
 
 STEPS = [
     "Dig the bed over in autumn, when the soil is still warm and the worms can work the compost in before the frost.",

@@ -4,7 +4,7 @@ article, as Readability.js does, rather than losing them as an unlikely containe
 
 from __future__ import annotations
 
-from reader.clean.pipeline import clean_page
+from reader.clean import clean_page
 
 PARAGRAPHS = [
     ("I am a", "rather elderly", "man. The nature of my work for the last thirty years has brought me into "
