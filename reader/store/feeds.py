@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import aiosqlite
@@ -173,10 +173,3 @@ class FeedStore(StoreBase):
 
     async def feed_by_url(self, url: str) -> dict[str, Any] | None:
         return await self._one("SELECT * FROM feeds WHERE url = ?", (url,))
-
-    async def subscribe_many(self, feeds: Sequence[dict[str, Any]]) -> list[tuple[int, bool]]:
-        """Subscribe to many feeds ({url, title, site_url}) in one transaction; returns
-        (feed id, created) for each. Existing subscriptions are left exactly as they are."""
-        now = time.time()
-        async with self._transaction() as db:
-            return [await insert_feed(db, f["url"], f.get("title") or "", f.get("site_url"), now) for f in feeds]

@@ -265,9 +265,6 @@ class LibraryStore(StoreBase):
             cur = await db.execute("UPDATE feeds SET folder = ? WHERE id = ?", (folder, feed_id))
             return cur.rowcount > 0
 
-    async def imported_count(self) -> int:
-        return await self._count("SELECT count(*) FROM imported")
-
 
 def _iso(stamp: float | None) -> str | None:
     if stamp is None:
