@@ -16,6 +16,7 @@ call the named methods of `Store` and never build SQL themselves. By entity:
     portable   export and import of the library
     library    tags, notes, feed folders, links imported from other apps
     devices    reading positions, actions sent with a device's id, the list saved offline
+    rows       the TypedDicts of the rows reads return (those typed so far)
 """
 
 from __future__ import annotations

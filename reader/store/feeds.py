@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 
 from .base import StoreBase, rows_of
+from .rows import FeedRow
 
 
 async def insert_feed(
@@ -171,5 +172,5 @@ class FeedStore(StoreBase):
                 "UPDATE feeds SET refreshed_at = ?, error = ? WHERE id = ?", (time.time(), error, feed_id)
             )
 
-    async def feed_by_url(self, url: str) -> dict[str, Any] | None:
-        return await self._one("SELECT * FROM feeds WHERE url = ?", (url,))
+    async def feed_by_url(self, url: str) -> FeedRow | None:
+        return cast("FeedRow | None", await self._one("SELECT * FROM feeds WHERE url = ?", (url,)))
