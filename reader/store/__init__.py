@@ -1,9 +1,11 @@
 """Storage: every SQL statement in reader lives in this package.
 
-The database file is the only state. The core (reader/core.py), the worker and the
-commands call the named methods of `Store` and never build SQL themselves. By entity:
+The database file is the only state. The core (reader/core/), the jobs and the commands
+call the named methods of `Store` and never build SQL themselves. By entity:
 
-    schema     the schema of version 1 and the numbered migrations after it
+    schema.sql the current schema, commented: every table, index and trigger, and why
+    schema     making a new file from schema.sql; version 1 and the numbered migrations
+               that bring an older file up to date
     base       two connections, write transactions, the SQL fragments shared below
     feeds      subscriptions and what a refresh stores
     articles   browse (and the reading list), search, one article, read/star (one or in
@@ -14,6 +16,7 @@ commands call the named methods of `Store` and never build SQL themselves. By en
     portable   export and import of the library
     library    tags, notes, feed folders, links imported from other apps
     devices    reading positions, actions sent with a device's id, the list saved offline
+    rows       the TypedDicts of the rows reads return (those typed so far)
 """
 
 from __future__ import annotations

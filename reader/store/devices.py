@@ -5,10 +5,11 @@ device saves it for offline reading."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 from ..records import FINISHED
 from .base import NOT_DONE, StoreBase, rows_of
+from .rows import OfflineRow
 
 # An action remembered this long answers its replays; a device offline for longer than
 # this sends its action as new (reading state is set, never toggled, so it lands the same).
@@ -71,10 +72,10 @@ class DeviceStore(StoreBase):
     async def actions_count(self) -> int:
         return await self._count("SELECT count(*) FROM actions")
 
-    async def reading_list_contents(self, limit: int) -> list[dict[str, Any]]:
+    async def reading_list_contents(self, limit: int) -> list[OfflineRow]:
         """The reading list in tap order (oldest first), each article's id, cleaned HTML
         and its size: what a device saves for offline reading."""
-        return await self._all(
+        return cast(list[OfflineRow], await self._all(
             f"""
             SELECT a.id, c.html, length(CAST(c.html AS BLOB)) AS bytes
             FROM articles a JOIN contents c ON c.article_id = a.id
@@ -83,4 +84,4 @@ class DeviceStore(StoreBase):
             LIMIT ?
             """,
             (limit,),
-        )
+        ))

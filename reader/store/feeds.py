@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 import aiosqlite
 
 from .base import StoreBase, rows_of
+from .rows import FeedRow
 
 
 async def insert_feed(
@@ -171,12 +172,5 @@ class FeedStore(StoreBase):
                 "UPDATE feeds SET refreshed_at = ?, error = ? WHERE id = ?", (time.time(), error, feed_id)
             )
 
-    async def feed_by_url(self, url: str) -> dict[str, Any] | None:
-        return await self._one("SELECT * FROM feeds WHERE url = ?", (url,))
-
-    async def subscribe_many(self, feeds: Sequence[dict[str, Any]]) -> list[tuple[int, bool]]:
-        """Subscribe to many feeds ({url, title, site_url}) in one transaction; returns
-        (feed id, created) for each. Existing subscriptions are left exactly as they are."""
-        now = time.time()
-        async with self._transaction() as db:
-            return [await insert_feed(db, f["url"], f.get("title") or "", f.get("site_url"), now) for f in feeds]
+    async def feed_by_url(self, url: str) -> FeedRow | None:
+        return cast("FeedRow | None", await self._one("SELECT * FROM feeds WHERE url = ?", (url,)))

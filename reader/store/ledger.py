@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 from .base import RUN_KINDS, StoreBase
+from .rows import RunCounts, TimingRow, WorkRow
 
 # The latest finished runs, for the wait estimates. The index is named, not left to the
 # planner: without statistics it picks runs_by_outcome and sorts every finished run the
@@ -37,16 +38,16 @@ class LedgerStore(StoreBase):
         """Articles the live workers clean at once, all processes together."""
         return await self._count("SELECT coalesce(sum(slots), 0) FROM workers WHERE expires_at > ?", (time.time(),))
 
-    async def recent_timings(self, limit: int = 200) -> list[dict[str, Any]]:
+    async def recent_timings(self, limit: int = 200) -> list[TimingRow]:
         """The latest finished extractions, newest first, each with the URL it fetched
         (None once its article is gone): per-site wait estimates."""
-        return await self._all(RECENT_TIMINGS, (limit,))
+        return cast(list[TimingRow], await self._all(RECENT_TIMINGS, (limit,)))
 
-    async def work_in_line(self) -> list[dict[str, Any]]:
+    async def work_in_line(self) -> list[WorkRow]:
         """What the workers still have to do, in the order they do it: the articles being
         cleaned (with when their run started), then the waiting ones in service order."""
         now = time.time()
-        return await self._all(
+        return cast(list[WorkRow], await self._all(
             """
             SELECT q.article_id, a.url, r.started_at,
                    (cl.expires_at IS NOT NULL AND cl.expires_at > :now) AS cleaning
@@ -57,10 +58,10 @@ class LedgerStore(StoreBase):
             ORDER BY cleaning DESC, q.due_at, q.seq
             """,
             {"now": now},
-        )
+        ))
 
 
-    async def stats(self) -> dict[str, int]:
+    async def stats(self) -> RunCounts:
         row = await self._one(
             """
             SELECT count(*) AS started,
@@ -73,7 +74,9 @@ class LedgerStore(StoreBase):
         )
         assert row is not None  # an aggregate always has its one row
         # imported texts were never fetched: counted apart, outside started = cached + failed + ...
-        return {**row, "queued": await self._count("SELECT count(*) FROM queue"),
+        return {"started": row["started"], "cached": row["cached"], "failed": row["failed"],
+                "abandoned": row["abandoned"], "running": row["running"],
+                "queued": await self._count("SELECT count(*) FROM queue"),
                 "imported": await self._count("SELECT count(*) FROM imported")}
 
     async def stats_by_kind(self) -> dict[str, dict[str, int]]:

@@ -18,6 +18,7 @@ import aiosqlite
 
 from .articles import selection
 from .base import _ARTICLE_JOINS, StoreBase, rows_of
+from .rows import NoteRow
 from .feeds import insert_feed
 
 
@@ -251,22 +252,19 @@ class LibraryStore(StoreBase):
         return await self._all(
             "SELECT text, comment, created_at FROM notes WHERE article_id = ? ORDER BY id", (article_id,))
 
-    async def notes_for(self, article_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-        found: dict[int, list[dict[str, Any]]] = {}
+    async def notes_for(self, article_ids: Sequence[int]) -> dict[int, list[NoteRow]]:
+        found: dict[int, list[NoteRow]] = {}
         for row in await self._all(
                 "SELECT article_id, text, comment, created_at FROM notes"
                 " WHERE article_id IN (SELECT value FROM json_each(?)) ORDER BY id", (_json(list(article_ids)),)):
-            article_id = row.pop("article_id")
-            found.setdefault(article_id, []).append(row)
+            note: NoteRow = {"text": row["text"], "comment": row["comment"], "created_at": row["created_at"]}
+            found.setdefault(row["article_id"], []).append(note)
         return found
 
     async def set_folder(self, feed_id: int, folder: str | None) -> bool:
         async with self._transaction() as db:
             cur = await db.execute("UPDATE feeds SET folder = ? WHERE id = ?", (folder, feed_id))
             return cur.rowcount > 0
-
-    async def imported_count(self) -> int:
-        return await self._count("SELECT count(*) FROM imported")
 
 
 def _iso(stamp: float | None) -> str | None:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 
 from ..records import RawPage, StoredImage
 from .base import _SERVICE_ORDER, _WAITING, Run, StoreBase, rows_of
+from .rows import ClaimRow, WaitingRow
 
 
 class LineStore(StoreBase):
@@ -87,7 +88,7 @@ class LineStore(StoreBase):
             cur = await db.execute("DELETE FROM queue WHERE article_id = ?", (article_id,))
             return cur.rowcount > 0
 
-    async def waiting(self, now: float | None = None) -> list[dict[str, Any]]:
+    async def waiting(self, now: float | None = None) -> list[WaitingRow]:
         """The line in service order, with positions; items being cleaned are not in line."""
         rows = await self._all(
             f"""
@@ -99,7 +100,7 @@ class LineStore(StoreBase):
         )
         for position, row in enumerate(rows, start=1):
             row["position"] = position
-        return rows
+        return cast(list[WaitingRow], rows)
 
     # -- claims: one per article, shared by the worker and a direct open ------------
 
@@ -197,8 +198,8 @@ class LineStore(StoreBase):
             await _finish(db, run, "failed", reason, revive=holds)
             return holds
 
-    async def claim_holder(self, article_id: int) -> dict[str, Any] | None:
-        return await self._one("SELECT * FROM claims WHERE article_id = ?", (article_id,))
+    async def claim_holder(self, article_id: int) -> ClaimRow | None:
+        return cast("ClaimRow | None", await self._one("SELECT * FROM claims WHERE article_id = ?", (article_id,)))
 
     async def store_cleaned(self, run: Run, content: dict[str, Any], images: Sequence[StoredImage] = (),
                             page: RawPage | None = None, received: int = 0) -> None:

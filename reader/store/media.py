@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from ..records import RawPage, StoredImage
 from .base import StoreBase
+from .rows import MediaTotals
 
 
 class MediaStore(StoreBase):
@@ -42,7 +43,7 @@ class MediaStore(StoreBase):
             sql = ("SELECT article_id FROM pages UNION SELECT article_id FROM contents ORDER BY article_id")
         return [int(row["article_id"]) for row in await self._all(sql)]
 
-    async def media_totals(self) -> dict[str, Any]:
+    async def media_totals(self) -> MediaTotals:
         """How much the stored images and raw pages take (bytes), for /stats."""
         row = await self._one(
             "SELECT (SELECT coalesce(sum(length(data)), 0) FROM images) AS image_bytes,"
@@ -51,7 +52,7 @@ class MediaStore(StoreBase):
             " (SELECT count(*) FROM pages) AS raw_pages"
         )
         assert row is not None
-        return row
+        return cast(MediaTotals, row)
 
     async def article_for(self, url: str) -> int | None:
         """The article at this address that a page sent by the browser finishes: one with

@@ -1,15 +1,33 @@
-"""The schema and its migrations: version 1 as released, then numbered steps."""
+"""The schema and its migrations: the current schema (schema.sql), version 1 as released,
+and the numbered steps from each version to the next.
+
+schema.sql is the one place that says what a database holds, and a new file is made from
+it, in one transaction: replaying every step would make a new file by way of eleven old
+schemas, with backfills that find nothing to fill, and the steps' ALTER TABLEs leave the
+tables' text (what `sqlite3 reader.db .schema` prints) with columns appended out of line,
+where schema.sql's keeps its comments. A file made by an older reader is brought up to date
+by the steps after its PRAGMA user_version, never by schema.sql. The two ways must give the
+same database: tests/store/test_schema.py compares the tables, columns, indexes and
+triggers made by schema.sql with those the steps make from an empty file and from the
+first release's. So a schema change is a new step in MIGRATIONS and the same change in
+schema.sql.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from importlib.resources import files
 
 import aiosqlite
 
 from ..errors import StorageError
 from ..clean.sanitize import plain_text
 
+
+# The current schema, made in one go: what a new file starts as (package data beside this module).
+SCHEMA = files(__package__).joinpath("schema.sql").read_text(encoding="utf-8")
 
 # The schema of version 1, the first released one. Later versions are reached by the
 # numbered steps in MIGRATIONS, never by editing this string.
@@ -493,18 +511,36 @@ async def check_schema(db: aiosqlite.Connection) -> None:
 
 
 async def migrate(db: aiosqlite.Connection) -> None:
+    """Bring the file to the current schema: a new (empty) file is made from schema.sql,
+    an older one takes the steps after its user_version, each in its own transaction."""
     await check_schema(db)
-    rows = list(await db.execute_fetchall("PRAGMA user_version"))
-    version: int = rows[0][0]
+    version = await _user_version(db)
+    if version == 0 and not list(await db.execute_fetchall("SELECT 1 FROM sqlite_master")):
+        async with _transaction(db):
+            await _run_script(db, SCHEMA)
+        # schema.sql sets its own version; were it behind MIGRATIONS, the steps below
+        # would still finish the job (and tests/store/test_schema.py would fail)
+        version = await _user_version(db)
     for step in range(version, len(MIGRATIONS)):
-        await db.execute("BEGIN IMMEDIATE")
-        try:
+        async with _transaction(db):
             await MIGRATIONS[step](db)
             await db.execute(f"PRAGMA user_version = {step + 1}")
-        except BaseException:
-            await db.execute("ROLLBACK")
-            raise
-        await db.execute("COMMIT")
+
+
+async def _user_version(db: aiosqlite.Connection) -> int:
+    rows = list(await db.execute_fetchall("PRAGMA user_version"))
+    return int(rows[0][0])
+
+
+@contextlib.asynccontextmanager
+async def _transaction(db: aiosqlite.Connection) -> AsyncIterator[None]:
+    await db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        await db.execute("ROLLBACK")
+        raise
+    await db.execute("COMMIT")
 
 
 def _statements(script: str) -> list[str]:
