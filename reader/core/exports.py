@@ -231,10 +231,6 @@ def _write(path: Path, data: bytes) -> None:
 # -- import -------------------------------------------------------------------------------
 
 
-def _http(value: Any) -> str | None:
-    return http_url(value)
-
-
 def _text(value: Any, limit: int | None = None) -> str | None:
     if not isinstance(value, str):
         return None
@@ -282,10 +278,10 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
     """A validated, sanitized article record, or None to skip it."""
     if not isinstance(raw, dict):
         return None
-    url = _http(raw.get("url"))
+    url = http_url(raw.get("url"))
     if url is None:
         return None
-    feed_url = _http(raw.get("feed_url")) if raw.get("feed_url") is not None else None
+    feed_url = http_url(raw.get("feed_url")) if raw.get("feed_url") is not None else None
     if raw.get("feed_url") is not None and feed_url is None:
         return None
     summary = clean_html(_text(raw.get("summary")) or "", base_url=url)
@@ -328,9 +324,9 @@ def read_export_file(data: bytes, name: str) -> tuple[list[dict[str, Any]], list
             raise PortabilityError(f"{name}: export version {document.get('version')!r} is newer than this reader")
         feeds = []
         for f in document.get("feeds") or []:
-            if isinstance(f, dict) and _http(f.get("url")):
-                feeds.append({"url": _http(f["url"]), "title": plain_text(_text(f.get("title"), 500) or ""),
-                              "site_url": _http(f.get("site_url")), "folder": _folder(f.get("folder"))})
+            if isinstance(f, dict) and http_url(f.get("url")):
+                feeds.append({"url": http_url(f["url"]), "title": plain_text(_text(f.get("title"), 500) or ""),
+                              "site_url": http_url(f.get("site_url")), "folder": _folder(f.get("folder"))})
         articles = document.get("articles") or []
         if not isinstance(articles, list):
             raise PortabilityError(f"{name}: \"articles\" is not a list")
