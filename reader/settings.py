@@ -7,6 +7,7 @@ Built once (from the environment, then CLI flags on top) and passed into
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping
@@ -23,6 +24,21 @@ def _bool(text: str) -> bool:
         return parse_bool(text, "value")
     except Invalid:
         raise ValueError(f"not a boolean: {text!r}") from None
+
+
+# The shortest READER_PASSWORD that lets reader listen beyond loopback: it is then
+# reachable from other machines; on loopback the only reader is the owner.
+MIN_PASSWORD_LENGTH = 12
+
+
+def is_loopback(name: str) -> bool:
+    """`localhost` or a loopback address (brackets around IPv6 allowed)."""
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 # The longest URL reader accepts from anywhere: a feed's, an article's, a saved link's.
@@ -166,6 +182,20 @@ class Settings:
 
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)
+
+    def check_for_serving(self) -> None:
+        """Serving beyond loopback needs READER_PASSWORD, of MIN_PASSWORD_LENGTH or more:
+        anyone who can reach the port could otherwise read and change the library.
+        Raises Invalid saying what to do. `reader serve` calls it, and so should
+        create_app."""
+        if is_loopback(self.host):
+            return
+        if not self.password:
+            raise Invalid(f"refusing to listen on {self.host} without READER_PASSWORD: anyone who can reach it"
+                          " could read and change your library. Set READER_PASSWORD, or bind to 127.0.0.1.")
+        if len(self.password) < MIN_PASSWORD_LENGTH:
+            raise Invalid(f"READER_PASSWORD is too short to listen on {self.host}: anyone who can reach it may"
+                          f" guess it. Use at least {MIN_PASSWORD_LENGTH} characters.")
 
 
 def describe() -> list[tuple[str, str, str]]:

@@ -24,11 +24,11 @@ from reader.formats.importers import (
     LinkRecord,
     Note,
     build_bookmarks_html,
-    build_opml_folders,
     detect_format,
     normalize_url,
     parse_file,
 )
+from reader.formats.opml import build_opml
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "import"
 
@@ -320,7 +320,7 @@ def test_opml_nested_folders():
 
 def test_opml_round_trip_through_the_writer():
     feeds = parse_file(fixture("feeds.opml"), "feeds.opml").feeds
-    data = build_opml_folders(feeds)
+    data = build_opml(feeds)
     back = parse_file(data, "out.opml")
     assert back.feeds == feeds and not back.report.issues
     assert data.count(b'text="Tech"') == 1  # one folder outline, both feeds inside it

@@ -1,8 +1,9 @@
 """Moving in (issue 14, the storage half): every sample export imported through the real
 `reader import` command into a real database file, then checked through the store and the
 JSON API: counts, tags, folders, states, stars, dates, notes and the texts that came with
-the export. Nothing is fetched and nothing is queued; importing twice changes nothing; a
-round trip through `reader export` and `reader import` loses nothing."""
+the export. No link is fetched and nothing is queued (new feeds are fetched by the one rule
+after an import, unless --no-refresh); importing twice changes nothing; a round trip
+through `reader export` and `reader import` loses nothing."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ async def test_every_sample_through_the_cli_nothing_fetched_nothing_queued(setti
     files = [SAMPLES / n for n in ("pocket.csv", "ril_export.html", "instapaper.csv", "wallabag.json",
                                    "bookmarks-firefox.html", "bookmarks-pinboard.html", "feeds.opml")]
     files += [omnivore, pocket_zip]
-    code, out, err = await run_cli(db, "import", *map(str, files))
+    code, out, err = await run_cli(db, "import", *map(str, files), "--no-refresh")
     assert code == 0, err
     assert "wallabag.json (wallabag): 2 new links, 1 already there, 1 with their saved text, 2 skipped" in out
     assert "omnivore-export.zip (omnivore): 3 new links" in out and "2 with their saved text" in out
@@ -78,7 +79,7 @@ async def test_every_sample_through_the_cli_nothing_fetched_nothing_queued(setti
         feeds = {f["url"]: f for f in await store.list_feeds()}
         stats = await store.stats()
     assert len(feeds) == 5 and any(f["folder"] for f in feeds.values())
-    assert all(f["refreshed_at"] is None for f in feeds.values())  # left to the refresher
+    assert all(f["refreshed_at"] is None for f in feeds.values())  # --no-refresh: left to the refresher
     assert stats["queued"] == 0 and stats["started"] == 0 and stats["imported"] == 3
     # a second import of everything changes nothing at all
     before = snapshot(db)
@@ -88,7 +89,7 @@ async def test_every_sample_through_the_cli_nothing_fetched_nothing_queued(setti
     assert snapshot(db) == before
 
 
-async def test_import_fetches_nothing_even_when_the_links_are_reachable(settings, pages, tmp_path):
+async def test_import_fetches_no_link_even_when_reachable_and_fetches_the_new_feed(settings, pages, tmp_path):
     page = pages.add_article("kept", "Kept for later")
     feed = pages.add("/feed.xml", "<rss version='2.0'><channel><title>x</title></channel></rss>",
                      "application/rss+xml")
@@ -100,7 +101,9 @@ async def test_import_fetches_nothing_even_when_the_links_are_reachable(settings
                     "</outline></body></opml>")
     code, out, err = await run_cli(settings.db, "import", str(bookmarks), str(opml))
     assert code == 0, err
-    assert pages.total == 0  # neither the page nor the feed was asked for
+    # the one rule after an import: its new feed is fetched right away, the link is not
+    assert "fetched 1 of 1 new feeds" in out
+    assert pages.total == 1 and pages.hits["/feed.xml"] == 1
     articles = await library(settings.db)
     assert articles[page]["tags"] == {"Later", "one", "two"} and articles[page]["state"] == "new"
     assert articles[page]["added_at"] == 1600000000
@@ -112,18 +115,18 @@ async def test_import_fetches_nothing_even_when_the_links_are_reachable(settings
         got = (await client.get("/api/articles?tag=one")).json()
     ids = [a["id"] for a in got["items"]]
     assert ids == [articles[page]["id"]]
-    assert pages.total == 0
+    assert pages.total == 1
 
 
 async def test_round_trip_through_export_and_import_is_lossless(settings, tmp_path):
     omnivore = tmp_path / "omnivore.zip"
     omnivore.write_bytes(zipped_dir("omnivore"))
     files = [SAMPLES / "wallabag.json", SAMPLES / "feeds.opml", SAMPLES / "instapaper.csv", omnivore]
-    assert (await run_cli(settings.db, "import", *map(str, files)))[0] == 0
+    assert (await run_cli(settings.db, "import", *map(str, files), "--no-refresh"))[0] == 0
     first = tmp_path / "first.json"
     assert (await run_cli(settings.db, "export", "--out", str(first)))[0] == 0
     fresh = tmp_path / "fresh.db"
-    code, out, err = await run_cli(fresh, "import", str(first))
+    code, out, err = await run_cli(fresh, "import", str(first), "--no-refresh")
     assert code == 0, err
     second = tmp_path / "second.json"
     assert (await run_cli(fresh, "export", "--out", str(second)))[0] == 0

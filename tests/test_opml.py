@@ -9,10 +9,14 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from reader.formats.opml import OpmlError, build_opml, parse_opml
+from reader.formats.importers import FeedRecord, ImportFileError
+from reader.formats.opml import build_opml, parse_opml
 from reader.store import Store
 
-from .helpers import app_client, rss, run_cli
+from reader.core.library import IMPORT_FETCH_LIMIT
+from reader.web.app import running
+
+from .helpers import app_client, rss, run_cli, wait_for
 
 RSS = {"Content-Type": "application/rss+xml"}
 
@@ -59,6 +63,10 @@ LAUGHS = '<?xml version="1.0"?>\n<!DOCTYPE opml [<!ENTITY lol0 "lol">' + "".join
 
 
 
+def opml_of(feeds: list[dict]) -> bytes:
+    return build_opml(FeedRecord(f["url"], f["title"], f["site_url"]) for f in feeds)
+
+
 async def feeds_in(db) -> dict[str, tuple[str, str | None]]:
     async with await Store.open(db) as store:
         return {f["url"]: (f["title"], f["site_url"]) for f in await store.list_feeds(counts=False)}
@@ -67,22 +75,25 @@ async def feeds_in(db) -> dict[str, tuple[str, str | None]]:
 # -- parsing ---------------------------------------------------------------------------------------
 
 
-def test_nested_folders_flatten_into_feeds_deduplicated_with_bad_urls_skipped():
-    feeds, skipped = parse_opml(FOREIGN_OPML.encode())
+def test_nested_folders_come_in_as_feeds_deduplicated_with_bad_urls_skipped():
+    skipped: list[str] = []
+    feeds = parse_opml(FOREIGN_OPML.encode(), "inoreader.opml", refused=skipped)
     assert {f.url: (f.title, f.site_url) for f in feeds} == FOREIGN_FEEDS
     assert [f.url for f in feeds][:2] == ["https://lwn.net/headlines/rss", "https://jvns.ca/atom.xml"]
+    assert [f.folder_name for f in feeds][:3] == ["Tech", "Tech", "Tech / Databases"]
     assert skipped == ["feed://example.org/podcast"]
 
 
 def test_exported_opml_is_valid_and_reads_back_the_same():
     feeds = [{"url": u, "title": t, "site_url": s} for u, (t, s) in FOREIGN_FEEDS.items()]
-    data = build_opml(feeds)
+    data = opml_of(feeds)
     root = ET.fromstring(data)
     assert root.tag == "opml" and root.get("version") == "2.0"
     assert root.find("head/title").text == "reader subscriptions"
     outlines = root.findall("body/outline")
     assert all(o.get("type") == "rss" and o.get("xmlUrl") and o.get("text") for o in outlines)
-    back, skipped = parse_opml(data)
+    skipped: list[str] = []
+    back = parse_opml(data, "exported.opml", refused=skipped)
     assert {f.url: (f.title, f.site_url) for f in back} == FOREIGN_FEEDS and skipped == []
 
 
@@ -95,8 +106,8 @@ def test_exported_opml_is_valid_and_reads_back_the_same():
     '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE opml [<!ENTITY a "b">]><opml><body/></opml>'.encode("utf-16"),
 ])
 def test_doctype_and_entity_declarations_are_refused_before_anything_expands(data):
-    with pytest.raises(OpmlError, match=r"^refused: the file declares a DOCTYPE or entities"):
-        parse_opml(data)
+    with pytest.raises(ImportFileError, match=r"^bomb.opml: refused: the file declares a DOCTYPE or entities"):
+        parse_opml(data, "bomb.opml")
 
 
 @pytest.mark.parametrize("data, message", [
@@ -107,9 +118,9 @@ def test_doctype_and_entity_declarations_are_refused_before_anything_expands(dat
     (b"<opml><body><outline", "not an OPML file (not well-formed XML"),
 ])
 def test_a_file_that_is_not_opml_gets_a_clear_error(data, message):
-    with pytest.raises(OpmlError) as caught:
-        parse_opml(data)
-    assert str(caught.value).startswith(message)
+    with pytest.raises(ImportFileError) as caught:
+        parse_opml(data, "subs.opml")
+    assert str(caught.value).startswith(f"subs.opml: {message}")
 
 
 # -- the round trip ---------------------------------------------------------------------------------
@@ -128,6 +139,7 @@ async def test_round_trip_foreign_file_to_export_to_a_fresh_database(tmp_path):
 
     code, exported, err = await run_cli(first, "export-opml")
     assert code == 0, err
+    assert re.search(r'<outline text="Databases" title="Databases">\s*<outline type="rss" text="SQLite News"', exported)
     (tmp_path / "exported.opml").write_text(exported, encoding="utf-8")
 
     code, out, err = await run_cli(second, "import-opml", str(tmp_path / "exported.opml"), "--no-refresh")
@@ -157,7 +169,7 @@ async def test_the_cli_refuses_a_bomb_and_a_non_opml_file_and_fetches_new_feeds(
     # without --no-refresh, the new feeds are fetched now
     url = pages.add("/f.xml", rss([{"title": "One", "link": pages.url("/one.html")}], title="Local"), headers=RSS)
     local = tmp_path / "local.opml"
-    local.write_bytes(build_opml([{"url": url, "title": "My name for it", "site_url": None}]))
+    local.write_bytes(opml_of([{"url": url, "title": "My name for it", "site_url": None}]))
     code, out, err = await run_cli(db, "import-opml", str(local))
     assert code == 0, err
     assert "1 new feeds" in out and "fetched 1 of 1 new feeds" in out
@@ -167,13 +179,69 @@ async def test_the_cli_refuses_a_bomb_and_a_non_opml_file_and_fetches_new_feeds(
     assert feed["articles"] == 1 and feed["refreshed_at"] is not None
 
 
+async def test_reader_export_writes_the_folders_and_importing_it_keeps_them(tmp_path):
+    foreign = tmp_path / "inoreader.opml"
+    foreign.write_text(FOREIGN_OPML, encoding="utf-8")
+    first, second = tmp_path / "first.db", tmp_path / "second.db"
+    assert (await run_cli(first, "import-opml", str(foreign), "--no-refresh"))[0] == 0
+    code, _, err = await run_cli(first, "export", "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    written = (tmp_path / "out" / "feeds.opml").read_text()
+    assert re.search(r'<outline text="Databases" title="Databases">\s*<outline type="rss" text="SQLite News"', written)
+    code, _, err = await run_cli(second, "import", str(tmp_path / "out"), "--no-refresh")
+    assert code == 0, err
+    async with await Store.open(second) as store:
+        folders = {f["url"]: f["folder"] for f in await store.list_feeds(counts=False)}
+    assert folders["https://sqlite.org/news.rss"] == "Tech / Databases" and folders["http://example.org/loose.xml"] is None
+
+
+# -- one rule for fetching after an import, whichever interface asks (reader/core/library.py) -------
+
+
+async def test_more_new_feeds_than_the_cap_are_left_to_the_refresher_by_the_cli_too(tmp_path):
+    """`import-opml` used to fetch every new feed; now it keeps the rule every import keeps."""
+    many = tmp_path / "many.opml"
+    count = IMPORT_FETCH_LIMIT + 1
+    many.write_bytes(opml_of([{"url": f"https://feeds{i}.reader.invalid/rss", "title": f"Feed {i}", "site_url": None}
+                              for i in range(count)]))
+    for command in ("import-opml", "import"):
+        db = tmp_path / f"{command}.db"
+        code, out, err = await run_cli(db, command, str(many))
+        assert code == 0, err
+        assert out.splitlines()[1] == f"{count} new feeds left to the background refresh" \
+                                      " (`reader refresh` fetches them now)"
+        async with await Store.open(db) as store:
+            feeds = await store.list_feeds(counts=False)
+            assert len(feeds) == count and all(f["refreshed_at"] is None for f in feeds)
+            assert len(await store.feeds_due(0)) == count  # the refresher's next round takes them
+
+
+async def test_an_upload_imported_in_the_background_fetches_its_new_feeds(settings, pages):
+    """The web form's background import (Reader.start_import_data) keeps the same rule: an
+    OPML file's few new feeds are fetched as part of the import, and the job says how it went."""
+    good = pages.add("/good.xml", rss([{"title": "Fine", "link": pages.url("/fine.html")}], title="Good feed"),
+                     headers=RSS)
+    gone = pages.url("/gone.xml")
+    data = opml_of([{"url": good, "title": "", "site_url": None}, {"url": gone, "title": "Gone", "site_url": None}])
+    async with running(settings, worker=False) as reader:
+        job = reader.start_import_data(data, "subs.opml")
+        await wait_for(lambda: job.finished)
+        assert job.error is None and job.outcome is not None
+        assert job.outcome.feeds_new == 2 and job.outcome.waiting == 0
+        assert {r.url: r.error is None for r in job.outcome.fetched} == {good: True, gone: False}
+        assert pages.hits["/fine.html"] == 0  # the feed's article is listed, not fetched
+        no_fetch = await reader.import_data(opml_of([{"url": pages.url("/other.xml"), "title": "", "site_url": None}]),
+                                            "other.opml", fetch=False)
+        assert no_fetch.fetched == [] and no_fetch.waiting == 1 and pages.hits["/other.xml"] == 0
+
+
 # -- the feeds page -----------------------------------------------------------------------------------
 
 
 async def test_uploading_opml_on_the_feeds_page_subscribes_and_fetches_a_few_now(settings, pages):
     urls = [pages.add(f"/f{i}.xml", rss([{"title": f"Item {i}", "link": pages.url(f"/i{i}.html")}],
                                          title=f"Feed {i}"), headers=RSS) for i in range(3)]
-    data = build_opml([{"url": u, "title": "", "site_url": None} for u in urls])
+    data = opml_of([{"url": u, "title": "", "site_url": None} for u in urls])
     async with app_client(settings.replace(serve_workers=0)) as client:
         page = (await client.get("/feeds")).text
         assert 'enctype="multipart/form-data"' in page and 'action="/feeds/import"' in page
@@ -190,7 +258,7 @@ async def test_uploading_opml_on_the_feeds_page_subscribes_and_fetches_a_few_now
         assert export.status_code == 200
         assert export.headers["content-type"].startswith("text/x-opml")
         assert "attachment" in export.headers["content-disposition"]
-        back, _ = parse_opml(export.content)
+        back = parse_opml(export.content)
         assert sorted(f.url for f in back) == sorted(urls)
 
         again = await client.post("/feeds/import", files={"opml": ("subs.opml", data, "text/x-opml")})
@@ -202,7 +270,7 @@ async def test_a_large_upload_is_left_to_the_refresher_and_bad_files_are_refused
     many = [{"url": f"https://feeds{i}.reader.invalid/rss", "title": f"Feed {i}", "site_url": None}
             for i in range(25)]
     async with app_client(settings.replace(serve_workers=0)) as client:
-        response = await client.post("/feeds/import", files={"opml": ("many.opml", build_opml(many), "text/xml")})
+        response = await client.post("/feeds/import", files={"opml": ("many.opml", opml_of(many), "text/xml")})
         assert response.status_code == 303
         page = (await client.get(response.headers["location"])).text
         assert "Imported 25 new feeds" in page and "25 feeds will be fetched by the background refresh" in page
@@ -223,7 +291,7 @@ async def test_a_large_upload_is_left_to_the_refresher_and_bad_files_are_refused
 
 
 async def test_uploading_without_the_csrf_token_is_refused(settings):
-    data = build_opml([{"url": "https://example.org/feed", "title": "x", "site_url": None}])
+    data = opml_of([{"url": "https://example.org/feed", "title": "x", "site_url": None}])
     async with app_client(settings.replace(serve_workers=0), csrf=False) as bare:
         response = await bare.post("/feeds/import", files={"opml": ("subs.opml", data, "text/xml")})
         assert response.status_code == 403
@@ -236,7 +304,7 @@ async def test_the_import_report_lists_each_feed_that_failed_and_why(settings, p
                      headers=RSS)
     gone = pages.url("/gone.xml")  # the page server answers 404
     words = pages.add("/words.txt", "not a feed at all", content_type="text/plain")
-    data = build_opml([{"url": u, "title": t, "site_url": None}
+    data = opml_of([{"url": u, "title": t, "site_url": None}
                        for u, t in ((good, ""), (gone, "Gone feed"), (words, "Wordy"))])
     async with app_client(settings.replace(serve_workers=0)) as client:
         response = await client.post("/feeds/import", files={"opml": ("subs.opml", data, "text/x-opml")})

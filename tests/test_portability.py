@@ -1,6 +1,7 @@
 """Your data is yours: `reader backup` while the app runs and writes, `reader export` and
-`reader import` (restoring feeds, saved links, stars and cleaned text without fetching
-anything, idempotently), and a database made by the first released schema migrating."""
+`reader import` (restoring feeds, saved links, stars and cleaned text idempotently, with
+no page fetched, and new feeds fetched by the one rule unless --no-refresh), and a
+database made by the first released schema migrating."""
 
 from __future__ import annotations
 
@@ -146,7 +147,7 @@ async def test_export_then_import_into_an_empty_database_restores_the_library(se
 
     fresh = tmp_path / "fresh.db"
     hits = dict(pages.hits)
-    code, stdout, err = await run_cli(fresh, "import", str(out))
+    code, stdout, err = await run_cli(fresh, "import", str(out), "--no-refresh")
     assert code == 0, err
     assert stdout.strip() == "1 new feeds, 4 new articles, 2 cleaned texts, 0 read/starred states, 0 skipped records"
 
@@ -172,6 +173,31 @@ async def test_export_then_import_into_an_empty_database_restores_the_library(se
         found = await store.search(fts_query("marker-one"))
         assert [a["id"] for a in found] == [one["id"]]  # the cleaned text is searchable again
     assert dict(pages.hits) == hits  # nothing was fetched: not the feed, not a page
+
+
+async def test_importing_an_export_fetches_its_new_feeds_and_no_page(settings, pages, tmp_path):
+    """The one rule after an import (reader/core/library.py): a restore's new feeds are
+    fetched right away, as an OPML upload's are; the articles' pages are not."""
+    library = await make_library(settings, pages)
+    out = tmp_path / "export"
+    assert (await run_cli(settings.db, "export", "--out", str(out)))[0] == 0
+    hits = dict(pages.hits)
+    fresh = tmp_path / "fresh.db"
+    code, stdout, err = await run_cli(fresh, "import", str(out))
+    assert code == 0, err
+    assert stdout.splitlines() == [
+        "1 new feeds, 4 new articles, 2 cleaned texts, 0 read/starred states, 0 skipped records",
+        "fetched 1 of 1 new feeds"]
+    assert {path: n - hits.get(path, 0) for path, n in pages.hits.items() if n != hits.get(path, 0)} \
+        == {"/feed.xml": 1}
+    async with await Store.open(fresh) as store:
+        [feed] = await store.list_feeds()
+        articles = {a["url"] for a in await store.list_articles(limit=100)}
+    assert feed["title"] == "My feed" and feed["refreshed_at"] is not None
+    assert library["links"][2] in articles  # the item the export left out came with the fetch
+    # a second import has no new feed: nothing to fetch
+    code, stdout, err = await run_cli(fresh, "import", str(out))
+    assert code == 0 and "fetched" not in stdout, err
 
 
 async def test_importing_twice_changes_nothing(settings, pages, tmp_path):

@@ -4,6 +4,7 @@ none of its processes behind. Real processes, killed for real; process trees fro
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import os
 import signal
@@ -16,7 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from reader.errors import Invalid
 from reader.pool import CpuPool
+from reader.settings import MIN_PASSWORD_LENGTH
 
 from . import poolwork
 from .helpers import RSS, app_client, article_html, free_port, rss, until, wait_for
@@ -252,3 +255,35 @@ def test_kill_9_of_serve_leaves_none_of_its_processes(serve, tmp_path):
     process.kill()
     process.wait()
     until(lambda: not any(alive(pid) for pid in family), timeout=10)
+
+
+# -- the rules `reader serve` starts by, and what the command line may import ------------------------
+
+
+def test_serving_beyond_loopback_needs_a_password_long_enough(settings):
+    """The rule is the settings' own (create_app enforces it too), not the CLI's."""
+    for host in ("127.0.0.1", "localhost", "::1", "[::1]"):
+        settings.replace(host=host, password=None).check_for_serving()
+    with pytest.raises(Invalid, match="refusing to listen on 0.0.0.0 without READER_PASSWORD"):
+        settings.replace(host="0.0.0.0", password=None).check_for_serving()
+    with pytest.raises(Invalid, match=f"at least {MIN_PASSWORD_LENGTH} characters"):
+        settings.replace(host="192.0.2.7", password="x" * (MIN_PASSWORD_LENGTH - 1)).check_for_serving()
+    settings.replace(host="192.0.2.7", password="x" * MIN_PASSWORD_LENGTH).check_for_serving()
+
+
+BELOW_THE_CORE = ("store", "jobs", "pool", "fetch", "clean", "formats", "feeds")
+
+
+def test_the_command_line_imports_the_core_and_nothing_below_it():
+    """reader/cli calls reader.core (with the vocabulary modules) and the web adapter it
+    serves, never the store, the jobs, the pool, the fetcher, the cleaner or the formats."""
+    below = []
+    for path in sorted((Path(__file__).resolve().parent.parent / "reader" / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2:  # from ..x import y
+                if (node.module or "").split(".")[0] in BELOW_THE_CORE:
+                    below.append(f"{path.name}:{node.lineno} {node.module}")
+            elif isinstance(node, ast.Import):
+                below += [f"{path.name}:{node.lineno} {a.name}" for a in node.names
+                          if a.name.split(".")[:2] in (["reader", b] for b in BELOW_THE_CORE)]
+    assert below == []

@@ -1,15 +1,15 @@
-"""Your data is yours: backup, export and import.
+"""Your data is yours: reader's own file formats (reader/core/library.py is the way in).
 
 * `backup(db, dest)`: a consistent copy of the live database through SQLite's online
   backup API (in a thread), safe while the server and workers write: the copy is one
   snapshot, written to a temporary file and renamed into place.
-* `export(store, out)`: the feeds as OPML, and the articles worth keeping (saved links,
-  starred articles, everything cleaned) as JSON, with cleaned text and HTML and their
-  read and starred state. `out` is a directory (feeds.opml + articles.json) or a file
-  ending in .json (one self-contained document, feeds included).
-* `import_files(store, paths)`: brings either back. Idempotent: importing twice changes
-  nothing. HTML from the file passes the one nh3 cleaner again: an export file is outside
-  input like any other.
+* `export(store, out)`: the feeds as OPML (with their folders), and the articles worth
+  keeping (saved links, starred articles, everything cleaned) as JSON, with cleaned text
+  and HTML and their read and starred state. `out` is a directory (feeds.opml +
+  articles.json) or a file ending in .json (one self-contained document, feeds included).
+* `import_files(store, paths)` / `import_export_data(store, data, name)`: bring either
+  back. Idempotent: importing twice changes nothing. HTML from the file passes the one
+  nh3 cleaner again: an export file is outside input like any other.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReaderError
-from ..formats.importers import LinkRecord, Note, build_bookmarks_html
+from ..formats.importers import FeedRecord, ImportFileError, LinkRecord, Note, build_bookmarks_html
 from .imports import ImportOutcome
-from ..formats.opml import OpmlError, build_opml, parse_opml
+from ..formats.opml import build_opml, parse_opml
 from ..clean.sanitize import clean_html, plain_text, valid_text
 from ..store import Store
 from ..store.salvage import Salvage, salvage
@@ -188,7 +188,9 @@ def _write_export(document: dict[str, Any], out: Path) -> list[Path]:
     if out.exists() and not out.is_dir():
         raise PortabilityError(f"{out} is a file: give a directory, or a file name ending in .json")
     out.mkdir(parents=True, exist_ok=True)
-    _write(out / OPML_NAME, build_opml(document["feeds"]))
+    _write(out / OPML_NAME, build_opml(
+        FeedRecord(url=f["url"], title=f["title"] or "", site_url=f["site_url"], folder=folder_path(f.get("folder")))
+        for f in document["feeds"]))
     _write(out / ARTICLES_NAME, data)
     return [out / OPML_NAME, out / ARTICLES_NAME]
 
@@ -215,6 +217,11 @@ async def bookmarks_html(store: Store) -> bytes:
     return build_bookmarks_html(links, "reader library")
 
 
+def folder_path(folder: str | None) -> tuple[str, ...]:
+    """A stored folder name as the OPML writer's path (nested ones are stored joined by " / ")."""
+    return tuple(folder.split(" / ")) if folder else ()
+
+
 def _write(path: Path, data: bytes) -> None:
     temporary = path.with_name(f".{path.name}.tmp")
     temporary.write_bytes(data)
@@ -222,10 +229,6 @@ def _write(path: Path, data: bytes) -> None:
 
 
 # -- import -------------------------------------------------------------------------------
-
-
-def _http(value: Any) -> str | None:
-    return http_url(value)
 
 
 def _text(value: Any, limit: int | None = None) -> str | None:
@@ -275,10 +278,10 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
     """A validated, sanitized article record, or None to skip it."""
     if not isinstance(raw, dict):
         return None
-    url = _http(raw.get("url"))
+    url = http_url(raw.get("url"))
     if url is None:
         return None
-    feed_url = _http(raw.get("feed_url")) if raw.get("feed_url") is not None else None
+    feed_url = http_url(raw.get("feed_url")) if raw.get("feed_url") is not None else None
     if raw.get("feed_url") is not None and feed_url is None:
         return None
     summary = clean_html(_text(raw.get("summary")) or "", base_url=url)
@@ -321,18 +324,19 @@ def read_export_file(data: bytes, name: str) -> tuple[list[dict[str, Any]], list
             raise PortabilityError(f"{name}: export version {document.get('version')!r} is newer than this reader")
         feeds = []
         for f in document.get("feeds") or []:
-            if isinstance(f, dict) and _http(f.get("url")):
-                feeds.append({"url": _http(f["url"]), "title": plain_text(_text(f.get("title"), 500) or ""),
-                              "site_url": _http(f.get("site_url")), "folder": _folder(f.get("folder"))})
+            if isinstance(f, dict) and http_url(f.get("url")):
+                feeds.append({"url": http_url(f["url"]), "title": plain_text(_text(f.get("title"), 500) or ""),
+                              "site_url": http_url(f.get("site_url")), "folder": _folder(f.get("folder"))})
         articles = document.get("articles") or []
         if not isinstance(articles, list):
             raise PortabilityError(f"{name}: \"articles\" is not a list")
         return feeds, articles
     try:
-        opml_feeds, _ = parse_opml(data)
-    except OpmlError as exc:
-        raise PortabilityError(f"{name}: {exc} (reader imports its own JSON exports and OPML files)") from None
-    return [{"url": f.url, "title": f.title, "site_url": f.site_url} for f in opml_feeds], []
+        opml_feeds = parse_opml(data, name)
+    except ImportFileError as exc:
+        raise PortabilityError(f"{exc} (reader imports its own JSON exports and OPML files)") from None
+    return [{"url": f.url, "title": f.title, "site_url": f.site_url, "folder": f.folder_name}
+            for f in opml_feeds], []
 
 
 def _files(paths: list[Path]) -> list[Path]:
@@ -350,35 +354,36 @@ def _files(paths: list[Path]) -> list[Path]:
     return files
 
 
-async def import_files(store: Store, paths: list[Path]) -> dict[str, int]:
-    """Import exports and OPML files (a directory means its feeds.opml and articles.json).
-    Every file is read and checked before anything is written."""
-    feeds: list[dict[str, Any]] = []
-    raw_articles: list[Any] = []
-    for path in _files(paths):
-        file_feeds, file_articles = read_export_file(path.read_bytes(), str(path))
-        feeds.extend(file_feeds)
-        raw_articles.extend(file_articles)
-    records = [r for r in map(_clean_record, raw_articles) if r is not None]
-    created = sum(c for _, c in await store.import_feeds(
-        [(f["url"], f["title"], f["site_url"], f.get("folder")) for f in _dedupe(feeds)]))
-    counts = await store.import_articles(records)
-    return {"feeds": created + counts["feeds"], "articles": counts["articles"], "contents": counts["contents"],
-            "states": counts["states"], "skipped": len(raw_articles) - len(records)}
+async def import_files(store: Store, paths: list[Path]) -> ImportOutcome:
+    """Import exports and OPML files (a directory means its feeds.opml and articles.json)
+    as one import. Every file is read and checked before anything is written."""
+    files = _files(paths)
+    return await _import(store, [(path.read_bytes(), str(path)) for path in files], ", ".join(map(str, paths)))
 
 
 async def import_export_data(store: Store, data: bytes, name: str) -> ImportOutcome:
     """One file of reader's own export, as the core's import of any format reports it."""
-    feeds, raw_articles = read_export_file(data, name)
+    return await _import(store, [(data, name)], name)
+
+
+async def _import(store: Store, files: list[tuple[bytes, str]], name: str) -> ImportOutcome:
+    feeds: list[dict[str, Any]] = []
+    raw_articles: list[Any] = []
+    for data, file_name in files:
+        file_feeds, file_articles = read_export_file(data, file_name)
+        feeds.extend(file_feeds)
+        raw_articles.extend(file_articles)
     cleaned = [_clean_record(raw) for raw in raw_articles]
     records = [r for r in cleaned if r is not None]
     results = await store.import_feeds(
         [(f["url"], f["title"], f["site_url"], f.get("folder")) for f in _dedupe(feeds)])
     counts = await store.import_articles(records)
     outcome = ImportOutcome(name=name, format="reader", new=counts["articles"],
-                            merged=len(records) - counts["articles"], contents=counts["contents"])
-    outcome.feeds_new = sum(c for _, c in results) + counts["feeds"]
-    outcome.feeds_there = len(results) - sum(c for _, c in results)
+                            merged=len(records) - counts["articles"], contents=counts["contents"],
+                            states=counts["states"])
+    outcome.new_feed_ids = [feed_id for feed_id, created in results if created]
+    outcome.feeds_new = len(outcome.new_feed_ids) + counts["feeds"]
+    outcome.feeds_there = len(results) - len(outcome.new_feed_ids)
     outcome.skipped = [(f"record {i + 1}", "not an article record with an http(s) URL")
                        for i, r in enumerate(cleaned) if r is None]
     return outcome

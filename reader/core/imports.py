@@ -1,10 +1,11 @@
-"""Moving in: apply a file another app exported (parsed by reader.importers) to the store.
+"""Moving in: apply a file another app exported (parsed by reader/formats) to the store.
 
 Links become saved articles with their tags, time added, state, star and notes; a text
 that came with the export becomes the article's cleaned content at once (recorded as
 imported, not as a fetch); feeds are subscribed with their folders. Nothing is queued and
-nothing is fetched. The outcome is an `ImportOutcome`: new, already there, skipped (each
-with its reason), which every interface shows."""
+nothing is fetched here: whether the new feeds are fetched is the one rule in
+reader/core/library.py. The outcome is an `ImportOutcome`: new, already there, skipped
+(each with its reason), which every interface shows."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ..formats.importers import ImportFileError, LinkRecord, ParsedImport, normalize_url, parse_file
 from ..clean.sanitize import plain_text
+from ..feeds.refresh import RefreshResult
 from ..store import ImportLink, Store
 
 BATCH = 2_000  # links per transaction: progress can be shown, and the writer lock is never held long
@@ -38,6 +40,12 @@ class ImportOutcome:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (where, why)
     skipped_not_listed: int = 0
     notes: list[str] = field(default_factory=list)  # about the file as a whole, and rows changed
+    refused_feeds: list[str] = field(default_factory=list)  # OPML xmlUrls that are not http(s), as given
+    states: int = 0  # reader's own export: read, starred and reading places taken from it
+    # after the import (reader/core/library.py): the new feeds fetched right away, or how
+    # many were left to the background refresher
+    fetched: list[RefreshResult] = field(default_factory=list)
+    waiting: int = 0
 
     def summary(self) -> str:
         parts = []
@@ -79,11 +87,13 @@ async def apply(store: Store, parsed: ParsedImport, progress: Progress | None = 
     outcome.skipped = [(i.where, i.reason) for i in report.issues if not i.kept]
     outcome.notes += [f"{i.where}: {i.reason}" for i in report.issues if i.kept and "merged into" not in i.reason]
     outcome.skipped_not_listed = report.issues_not_listed
+    outcome.refused_feeds = list(parsed.refused_feeds)
     if parsed.feeds:
         results = await store.import_feeds([(f.url, f.title, f.site_url, f.folder_name) for f in parsed.feeds])
         outcome.new_feed_ids = [feed_id for feed_id, created in results if created]
         outcome.feeds_new = len(outcome.new_feed_ids)
-        outcome.feeds_there = len(results) - outcome.feeds_new + report.merged
+        # subscribed before this file: a feed the file lists twice is one of its notes
+        outcome.feeds_there = len(results) - outcome.feeds_new
         outcome.merged = 0  # the file's duplicate outlines were feeds, not links
     links = parsed.links
     if progress is not None and links:

@@ -23,6 +23,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,7 +37,8 @@ from ..pool import CpuPool
 from ..feeds.refresh import RefreshResult, refresh_feeds
 from .waits import Timings, Work, estimate_waits
 from .imports import ImportFileError, ImportJob, ImportOutcome, Progress, apply, parse
-from ..formats.opml import ImportResult, OpmlError, export_opml, import_opml
+from . import library
+from .library import ImportResult, OpmlError, export_opml, import_opml
 from .exports import bookmarks_html, import_export_data
 from ..params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
 from ..records import READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Link, Marked, StoredImage
@@ -733,3 +735,43 @@ class Reader:
 
     async def export_opml(self) -> bytes:
         return await export_opml(self.store)
+
+    # -- the library as files: one way in, one rule for fetching after it (core/library.py)
+
+    async def import_data(self, data: bytes, name: str, *, progress: Progress | None = None,
+                          fetch: bool = True, opml_only: bool = False) -> library.ImportOutcome:
+        """Import one file's bytes, any format reader reads, told apart by content
+        (`opml_only`: it must be OPML). Its new feeds are fetched right after it when
+        there are at most library.IMPORT_FETCH_LIMIT, else left to the refresher (the one
+        rule, reader/core/library.py); `fetch=False` opts out. Links are never fetched."""
+        return await library.import_data(self.store, data, name, fetch=self.refresh_ids if fetch else None,
+                                         progress=progress, opml_only=opml_only)
+
+    async def import_path(self, path: Path, *, progress: Progress | None = None,
+                          fetch: bool = True) -> library.ImportOutcome:
+        """import_data for a file, or for a directory of reader's own export."""
+        return await library.import_path(self.store, path, fetch=self.refresh_ids if fetch else None,
+                                         progress=progress)
+
+    def start_import_data(self, data: bytes, name: str) -> ImportJob:
+        """import_data in the background, its progress and outcome (with the fetch of its new
+        feeds) on the job: the web form answers at once and its page follows the job."""
+        job = ImportJob(id=max(self.imports, default=0) + 1, name=name)
+        self.imports[job.id] = job
+        for old in sorted(self.imports)[:-MAX_IMPORT_JOBS]:
+            if self.imports[old].finished:
+                del self.imports[old]
+
+        async def run() -> None:
+            try:
+                job.outcome = await self.import_data(data, name, progress=job.progress)
+            except Invalid as exc:
+                job.error = exc.message
+            except Exception as exc:  # a storage failure: the page says so, the server goes on
+                log.exception("import of %s failed", name)
+                job.error = f"the import stopped: {exc}; what was stored stays, and importing again merges"
+
+        task = asyncio.create_task(run(), name=f"import-{job.id}")
+        self._import_tasks.add(task)
+        task.add_done_callback(self._import_tasks.discard)
+        return job

@@ -1,170 +1,153 @@
-"""OPML in and out: move subscriptions from and to other readers.
+"""OPML in and out, with folders: the one reader and the one writer of subscription lists.
 
-Reading: every outline with an `xmlUrl` is a feed, wherever it sits; import_opml puts
-each in the folder around it (an outline holding outlines; reader.importers reads those).
-A file with a DOCTYPE or an ENTITY declaration is refused before it is parsed: OPML never
-needs one, and entity expansion ("billion laughs") and external entities are how XML
-files attack their readers. The check runs in expat itself (reader/xmlguard.py, which
-sees through any encoding), so nothing is ever expanded.
+Feed readers (Miniflux, FreshRSS, Inoreader, Feedly, NetNewsWire) keep feeds in
+categories, written as an outline holding feed outlines (and some old exports as a
+`category="/Tech/Python"` attribute instead). Each feed keeps the folder path around it;
+a feed listed in two folders is kept once, in the first. `build_opml` writes them back
+the same way, so `parse_opml(build_opml(feeds))` gives the same feeds and folders.
 
-Writing: export_opml nests each feed in its folder's outlines; build_opml writes one flat
-list of `<outline type="rss">` with text, title, xmlUrl and htmlUrl.
-"""
+The file is read by expat with handlers only (no tree is built), and a DOCTYPE or an
+entity declaration is refused before anything is expanded (reader/formats/xmlguard.py).
+Nothing here touches the database: reader/core/library.py subscribes to what this reads."""
 
 from __future__ import annotations
 
 import datetime
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable
 from xml.parsers import expat
 
-from ..errors import Invalid
-from ..clean.sanitize import valid_text
-from .importers import FeedRecord, ImportFileError, ImportReport, build_opml_folders, parse_opml_folders
-from ..store import Store
-from ..urls import http_url
 from .xmlguard import REFUSED, Declared, read_guarded, xml_chars
+from .importers.base import (
+    MAX_FOLDER_DEPTH,
+    MAX_TITLE,
+    FeedRecord,
+    ImportFileError,
+    ImportReport,
+    http_url,
+    normalize_url,
+    one_line,
+)
 
-MAX_OPML_BYTES = 10_000_000
+MAX_OPML_BYTES = 10_000_000  # some 50,000 feeds: more than any reader's export
 
-
-class OpmlError(Invalid):
-    """The file is not an OPML file reader will read; the message says why."""
-
-
-@dataclass
-class OpmlFeed:
-    url: str
-    title: str = ""
-    site_url: str | None = None
-
-
-@dataclass
-class ImportResult:
-    added: list[int] = field(default_factory=list)  # ids of feeds newly subscribed
-    existing: int = 0  # already subscribed
-    skipped: list[str] = field(default_factory=list)  # xmlUrls that are not http(s) URLs
-
-    def summary(self) -> str:
-        text = f"{len(self.added)} new feeds, {self.existing} already subscribed"
-        if self.skipped:
-            text += f", {len(self.skipped)} skipped (not http or https URLs)"
-        return text
+def _get(attrs: dict[str, str], name: str) -> str:
+    """An attribute by name in any case (xmlUrl, xmlURL and xmlurl are all in the wild)."""
+    value = attrs.get(name)
+    if value is None:
+        for key, found in attrs.items():
+            if key.rsplit(":", 1)[-1].lower() == name.lower():
+                value = found
+                break
+    return (value or "").strip()
 
 
-def _check_no_declarations(data: bytes) -> None:
-    """Let the guarded expat read the whole file: any declaration is refused."""
-    try:
-        read_guarded(data)
-    except Declared:
-        raise OpmlError(REFUSED) from None
-    except expat.ExpatError as exc:
-        raise OpmlError(f"not an OPML file (not well-formed XML: {expat.ErrorString(exc.code)},"
-                        f" line {exc.lineno})") from None
-    except LookupError as exc:  # encoding="x-bogus": expat asks Python for a codec that does not exist
-        raise OpmlError(f"not an OPML file (it declares an encoding Python does not know: {exc})") from None
-
-
-def _local(tag: Any) -> str:
-    return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
-
-
-def _attr(element: ET.Element, name: str) -> str:
-    """Attribute by name, any case (xmlUrl, xmlURL, xmlurl all appear in the wild)."""
-    for key, value in element.attrib.items():
-        if _local(key) == name.lower():
-            return valid_text(value or "").strip()
-    return ""
-
-
-def _http(url: str) -> bool:
-    return http_url(url) is not None
-
-
-def parse_opml(data: bytes) -> tuple[list[OpmlFeed], list[str]]:
-    """The feeds of an OPML file, flattened and deduplicated by URL in file order, and
-    the xmlUrls skipped because they are not http(s) URLs. Raises OpmlError."""
+def parse_opml(data: bytes, name: str = "the file", report: ImportReport | None = None,
+               refused: list[str] | None = None) -> list[FeedRecord]:
+    """The feeds of an OPML file with their folders, deduplicated by normalized URL in file
+    order; every skipped or merged outline is in the report, and the xmlUrls skipped for
+    not being http(s) URLs are added to `refused`. Raises ImportFileError."""
+    report = ImportReport() if report is None else report
     if len(data) > MAX_OPML_BYTES:
-        raise OpmlError(f"the file is larger than {MAX_OPML_BYTES // 1_000_000} MB")
+        raise ImportFileError(f"{name}: not an OPML file reader reads (larger than {MAX_OPML_BYTES // 1_000_000} MB)")
     if not data.strip():
-        raise OpmlError("not an OPML file (the file is empty)")
-    _check_no_declarations(data)
-    try:
-        root = ET.fromstring(data)
-    except LookupError as exc:
-        raise OpmlError(f"not an OPML file (it declares an encoding Python does not know: {exc})") from None
-    except ET.ParseError as exc:  # expat accepted it above; kept for safety
-        raise OpmlError(f"not an OPML file (not well-formed XML: {exc})") from None
-    if _local(root.tag) != "opml":
-        raise OpmlError(f"not an OPML file (its root element is <{_local(root.tag)}>, not <opml>)")
-    body = next((child for child in root if _local(child.tag) == "body"), None)
-    if body is None:
-        raise OpmlError("not an OPML file (it has no <body>)")
-    feeds: list[OpmlFeed] = []
-    seen: set[str] = set()
-    skipped: list[str] = []
-    for outline in body.iter():
-        if _local(outline.tag) != "outline":
-            continue
-        url = _attr(outline, "xmlUrl")
+        raise ImportFileError(f"{name}: not an OPML file (the file is empty)")
+    feeds: list[FeedRecord] = []
+    seen: dict[str, tuple[FeedRecord, int]] = {}
+    stack: list[str | None] = []  # one per open outline: a folder's name, None for a feed or nameless
+    root: list[str] = []  # the root element's name, once seen
+    depth = 0
+    bodies = 0  # <body> elements right inside the root
+    outlines = 0
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        nonlocal outlines, depth, bodies
+        local = tag.rsplit(":", 1)[-1].lower()
+        depth += 1
+        if not root:
+            root.append(local)
+            if local != "opml":
+                raise ImportFileError(f"{name}: not an OPML file (its root element is <{local[:40]}>, not <opml>)")
+        if local == "body" and depth == 2:
+            bodies += 1
+        if local != "outline":
+            return
+        url = _get(attrs, "xmlUrl")
         if not url:
-            continue  # a folder, or a plain outline
-        if not _http(url):
-            skipped.append(url[:200])
-            continue
-        if url in seen:
-            continue
-        seen.add(url)
-        site = _attr(outline, "htmlUrl")
-        title = (_attr(outline, "title") or _attr(outline, "text"))[:500]
-        feeds.append(OpmlFeed(url=url, title="" if title == url else title,  # no name: the feed's own
-                              site_url=site if _http(site) else None))
-    return feeds, skipped
+            stack.append(one_line(_get(attrs, "title") or _get(attrs, "text"), MAX_TITLE) or None)
+            return
+        stack.append(None)
+        outlines += 1
+        where = f"outline {outlines}"
+        report.rows += 1
+        good = http_url(url)
+        if good is None:
+            report.add(where, f"not an http(s) feed URL: {one_line(url, 100)}", kept=False)
+            if refused is not None:
+                refused.append(one_line(url, 200))
+            return
+        folder = tuple(f for f in stack if f)[:MAX_FOLDER_DEPTH]
+        if not folder and _get(attrs, "category"):
+            first = _get(attrs, "category").split(",")[0]
+            folder = tuple(one_line(p, MAX_TITLE) for p in first.split("/") if p.strip())[:MAX_FOLDER_DEPTH]
+        key = normalize_url(good)
+        if key in seen:
+            kept, number = seen[key]
+            report.merged += 1
+            report.add(where, f"the same feed as outline {number}: kept once"
+                       + (f", in {kept.folder_name}" if kept.folder else ""), kept=True)
+            return
+        title = one_line(_get(attrs, "title") or _get(attrs, "text"), MAX_TITLE)
+        feed = FeedRecord(url=good, title="" if title == good else title, site_url=http_url(_get(attrs, "htmlUrl")),
+                          folder=folder)
+        seen[key] = (feed, outlines)
+        feeds.append(feed)
+
+    def end(tag: str) -> None:
+        nonlocal depth
+        depth -= 1
+        if tag.rsplit(":", 1)[-1].lower() == "outline" and stack:
+            stack.pop()
+
+    try:
+        read_guarded(data, start, end)
+    except Declared:
+        raise ImportFileError(f"{name}: {REFUSED}") from None
+    except expat.ExpatError as exc:
+        raise ImportFileError(f"{name}: not an OPML file (not well-formed XML: {expat.ErrorString(exc.code)},"
+                              f" line {exc.lineno})") from None
+    except LookupError as exc:  # an encoding declaration Python has no codec for
+        raise ImportFileError(f"{name}: not an OPML file reader can read ({exc})") from None
+    except RecursionError:
+        raise ImportFileError(f"{name}: XML nested too deeply to be an OPML file") from None
+    if not bodies:
+        raise ImportFileError(f"{name}: not an OPML file (it has no <body>)")
+    return feeds
 
 
-def build_opml(feeds: list[dict[str, Any]], title: str = "reader subscriptions") -> bytes:
-    """An OPML 2.0 document of the feeds (dicts with url, title, site_url)."""
+def build_opml(feeds: Iterable[FeedRecord], title: str = "reader subscriptions") -> bytes:
+    """An OPML 2.0 document with each feed inside its folder outlines, nested as deep as its
+    folder path, the folders in the order their first feed came; feeds outside any folder
+    sit at the top. parse_opml of it gives the same feeds and folders."""
     root = ET.Element("opml", version="2.0")
     head = ET.SubElement(root, "head")
     ET.SubElement(head, "title").text = title
     ET.SubElement(head, "dateCreated").text = datetime.datetime.now(datetime.UTC).strftime(
         "%a, %d %b %Y %H:%M:%S GMT")
     body = ET.SubElement(root, "body")
+    folders: dict[tuple[str, ...], ET.Element] = {(): body}
     for feed in feeds:
-        name = xml_chars(feed.get("title") or feed["url"])
-        attributes = {"type": "rss", "text": name, "title": name, "xmlUrl": xml_chars(feed["url"])}
-        if feed.get("site_url"):
-            attributes["htmlUrl"] = xml_chars(feed["site_url"])
-        ET.SubElement(body, "outline", attributes)
+        path = feed.folder[:MAX_FOLDER_DEPTH]
+        for depth in range(1, len(path) + 1):
+            if path[:depth] not in folders:
+                folder = xml_chars(path[depth - 1])
+                folders[path[:depth]] = ET.SubElement(folders[path[:depth - 1]], "outline",
+                                                      {"text": folder, "title": folder})
+        name = xml_chars(feed.title or feed.url)
+        attributes = {"type": "rss", "text": name, "title": name, "xmlUrl": xml_chars(feed.url)}
+        if feed.site_url:
+            attributes["htmlUrl"] = xml_chars(feed.site_url)
+        ET.SubElement(folders[path], "outline", attributes)
     ET.indent(root)
-    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
-    return document + b"\n"
-
-
-async def import_opml(store: Store, data: bytes) -> ImportResult:
-    """Subscribe to every feed in the file (deduplicated by URL), fetching nothing: the
-    caller decides whether to refresh the new ones now or leave them to the refresher."""
-    feeds, skipped = parse_opml(data)
-    result = ImportResult(skipped=skipped)
-    folders: dict[str, str | None] = {}
-    try:
-        folders = {f.url: f.folder_name for f in parse_opml_folders(data, "the file", ImportReport())}
-    except ImportFileError:
-        pass  # parse_opml took the file, so its feeds come in, only without folders
-    for feed_id, created in await store.import_feeds(
-        [(f.url, f.title, f.site_url, folders.get(f.url)) for f in feeds]
-    ):
-        if created:
-            result.added.append(feed_id)
-        else:
-            result.existing += 1
-    return result
-
-
-async def export_opml(store: Store) -> bytes:
-    """Every feed, inside outlines for its folder (nested ones were stored joined by " / ")."""
-    return build_opml_folders(
-        FeedRecord(url=f["url"], title=f["title"], site_url=f["site_url"],
-                   folder=tuple(f["folder"].split(" / ")) if f["folder"] else ())
-        for f in await store.list_feeds(counts=False))
+    written: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return written + b"\n"

@@ -4,7 +4,9 @@
     detect_format(data, name) -> str            just the format's key
     normalize_url(url) -> str                   what duplicate links share
     build_bookmarks_html(links) -> bytes        Netscape bookmark HTML, with folders and tags
-    build_opml_folders(feeds) -> bytes          OPML with nested folders
+
+OPML (read and written with its folders) is reader/formats/opml.py; parse_file reads it
+through there like any other format.
 
 The file's name is used only in messages: a renamed file is read the same. Nothing here
 touches the database or the network; the store takes the records from here. Every way a
@@ -33,12 +35,10 @@ from .base import (
 from .csvfiles import csv_kind, header_of, parse_instapaper_csv, parse_pocket_csv, refuse_columns
 from .htmlfiles import build_bookmarks_html, parse_netscape, parse_pocket_html
 from .jsonfiles import json_kind, load_json, parse_omnivore_metadata, parse_wallabag
-from .opmlfolders import build_opml_folders, parse_opml_folders
 
 __all__ = [
     "FORMATS", "FeedRecord", "ImportFileError", "ImportReport", "Issue", "LinkRecord", "Note", "ParsedImport",
-    "build_bookmarks_html", "build_opml_folders", "detect_format", "normalize_url", "parse_file",
-    "parse_opml_folders",
+    "build_bookmarks_html", "detect_format", "normalize_url", "parse_file",
 ]
 
 FORMATS: dict[str, str] = {
@@ -135,7 +135,11 @@ def parse_file(data: bytes, name: str = "file") -> ParsedImport:
             result.native = data
             return result
         if kind == "opml":
-            result.feeds = parse_opml_folders(content, name, report)
+            # here, not at the top: reader.formats.opml takes its records from .base, and
+            # importing that runs this package first
+            from ..opml import parse_opml
+
+            result.feeds = parse_opml(content, name, report, result.refused_feeds)
             return result
         parsers: dict[str, Callable[[Any, Collector], None]] = {
             "wallabag": parse_wallabag,

@@ -148,7 +148,7 @@ class ImportReport:
 @dataclass(slots=True)
 class ParsedImport:
     """What one file holds, ready for the store; `native` is reader's own export, handed
-    back untouched for reader.portability to import."""
+    back untouched for reader/core/exports.py to import."""
 
     format: str  # a key of FORMATS
     name: str
@@ -156,6 +156,7 @@ class ParsedImport:
     feeds: list[FeedRecord] = field(default_factory=list)
     report: ImportReport = field(default_factory=ImportReport)
     native: bytes | None = None
+    refused_feeds: list[str] = field(default_factory=list)  # OPML xmlUrls that are not http(s), as given
 
 
 # -- URLs (one normal form for all of reader: ..urls.normalize_url) ------------------------
