@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 
-from reader.web.app import running
+from reader.core import running
 from reader.records import READING_LIST, ArticleFilter
 from reader.store import ListFilter, Store
 from reader.store.articles import list_statement, reading_statement

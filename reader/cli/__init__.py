@@ -18,7 +18,8 @@ from typing import Any
 
 from ..resources import seed_db
 from ..web.access import MIN_PASSWORD_LENGTH, server_options
-from ..web.app import create_app, running, stop_taking_work
+from ..core import running
+from ..web.app import create_app, stop_taking_work
 from ..core import Reader, parse_int
 from ..params import MAX_ID
 from ..core.editions import Filters, make_edition, mark_read_after_download
@@ -535,7 +536,7 @@ def _import(settings: Settings, args: argparse.Namespace) -> int:
                     print(f"  note: {_one_line(note)}", file=sys.stderr)
             if own:
                 try:
-                    counts = await import_files(reader.store, own)
+                    counts = await import_files(reader._store, own)
                 except PortabilityError as exc:
                     print(f"reader: import failed: {exc}", file=sys.stderr)
                     return 1

@@ -158,10 +158,7 @@ async def list_articles(request: Request) -> Response:
     f = parse_filter(params)
     if params.get("q") is not None:
         offset = query_int(request, "offset", 0, low=0, high=SEARCH_MAX_OFFSET) or 0
-        try:
-            found = await reader.search(params["q"].strip(), limit=limit, offset=offset, within=f)
-        except Invalid as exc:
-            raise Invalid(exc.message if exc.message.startswith("state") else f"q: {exc.message}") from None
+        found = await reader.search(params["q"].strip(), limit=limit, offset=offset, within=f, param="q")
         return JSONResponse({"items": [{**article_json(a), "snippet": str(snippet_html(a.snippet))}
                                        for a in found]})
     articles = await reader.listing(f, before=query_int(request, "before"), limit=limit)
@@ -271,10 +268,8 @@ async def offline(request: Request) -> Response:
 
 
 async def article_content(request: Request) -> Response:
-    reader = reader_of(request)
     article_id = path_id(request)
-    await reader.article(article_id)  # a 404 before any work starts
-    content = await reader.open(article_id)
+    content = await reader_of(request).open(article_id)
     return JSONResponse({
         "id": article_id, "title": content.title, "author": content.author, "published": content.published,
         "html": content.html, "text": content.text, "words": content.words,

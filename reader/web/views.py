@@ -36,21 +36,23 @@ from .access import (
     start_session,
 )
 from .api import reader_of
-from ..jobs.cleaning import ArticleFailed, ShuttingDown, UnknownArticle
 from ..core import (
     LANES,
     MAX_ID,
     READING_LIST,
-    SEARCH_MAX_OFFSET,
+    STATES,
     ArticleFilter,
+    OpenedBy,
     Reader,
+    Saved,
     parse_bool,
     parse_filter,
     parse_int,
+    parse_list_page,
     snippet_html,
 )
 from ..core.editions import Filters, article_book, catalog, make_edition, mark_read_after_download
-from ..errors import Invalid, NotFound, ReaderError, Stopping
+from ..errors import Invalid, NotFound, ReaderError
 from ..clean.images import without_images
 from ..formats.importers import ImportFileError, detect_format
 from ..core.waits import describe_wait
@@ -59,7 +61,6 @@ from .pwa import manifest, service_worker
 from ..clean.sanitize import plain_text
 from ..settings import Settings
 from ..resources import templates_dir
-from ..store import STATES
 from ..urls import check_url
 
 TEMPLATES = templates_dir()
@@ -106,7 +107,7 @@ env.filters.update(date=_date, ago=_ago, excerpt=_excerpt, minutes=reading_minut
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     reader = getattr(request.app.state, "reader", None)
-    read_only = reader is not None and reader.store.read_only
+    read_only = reader is not None and reader.read_only
     # How often a page with something still being cleaned asks again (htmx's "every Ns").
     poll = reader.settings.poll_interval if reader is not None else Settings.poll_interval
     html = env.get_template(template).render(request=request, csrf=request.scope.get("reader.csrf", ""),
@@ -193,16 +194,7 @@ async def browse(request: Request) -> Response:
     params = request.query_params
     f = parse_filter(params, strict=False)
     text = f.q
-    try:
-        before = int(params["before"]) if params.get("before") else None
-        feed_id = int(params["feed"]) if params.get("feed") else None
-        offset = int(params["offset"]) if params.get("offset") else 0
-    except ValueError:
-        return error_page(request, 400, "before, feed and offset must be numbers")
-    if any(n is not None and not 0 <= n <= MAX_ID for n in (before, feed_id)):
-        return error_page(request, 400, "before and feed must be article and feed ids")
-    if not 0 <= offset <= SEARCH_MAX_OFFSET:
-        return error_page(request, 400, f"offset must be between 0 and {SEARCH_MAX_OFFSET}")
+    before, feed_id, offset = parse_list_page(params)
     f = dataclasses.replace(f, feed_id=feed_id)
     size = reader.settings.page_size
     message = None
@@ -374,29 +366,33 @@ async def read(request: Request) -> Response:
     reader = reader_of(request)
     article_id = request.path_params["id"]
     f, carry = _list_of(request.query_params)
-    held = from_another_site(request)
-    key = _page_key(reader, article_id, request.scope.get("reader.csrf", ""), carry) if _kept_by_version(f) else None
-    page = await reader.reading_page(article_id, f)
-    article, content, error = await _reading_state(request, article_id, reader.settings.open_wait,
-                                                   (page.article, page.content), start=not held)
-    # The nav's count, read with the article, holds unless this open changes it (marking
-    # the article read) or the text may have arrived meanwhile
-    count: int | None = page.reading_count if page.content is not None else None
-    if page.content is None:
-        key = None  # the text came later, by a write: the version read with the page is not its version
-    # Opening marks it read (not done with: see Reader.mark_opened); later opens write
-    # nothing. The service worker saving the reading list for offline reading is not a
-    # person opening it.
-    if article.read_at is None and request.headers.get(OFFLINE_SAVE_HEADER) != "save" and not held:
-        article = await reader.mark_opened(article_id)
-        count = None
-        # the page now shows a later state than the version read with it: a browser's
-        # page of that version is not this one
-        key = None
+    by = opened_by(request)
+    opened = await reader.open_page(article_id, f, by=by)
+    page = opened.page
+    assert page is not None
+    # The page read with the article (its version, the nav's count) holds unless this open
+    # changed it: the text came later, by a write, or the open marked the article read.
+    count = page.reading_count if opened.unchanged else None
+    key = None
+    if opened.unchanged and reader.changes_with_version(f):
+        key = _page_key(reader, article_id, request.scope.get("reader.csrf", ""), carry)
     through = await _through(request, page, f, carry, count)
-    if content is not None and error is None:
-        return _ready_page(request, article, content, through, (key, page.version) if key is not None else None)
-    return render(request, "article.html", article=article, content=content, error=error, held=held, **through)
+    if opened.content is not None and opened.error is None:
+        return _ready_page(request, opened.article, opened.content, through,
+                           (key, page.version) if key is not None else None)
+    return render(request, "article.html", article=opened.article, content=opened.content, error=opened.error,
+                  held=by == "another site", **through)
+
+
+def opened_by(request: Request) -> OpenedBy:
+    """Who opened an article, from the request: a link on another site's page is not the
+    person asking; the service worker saving the reading list for offline reading sends
+    OFFLINE_SAVE_HEADER; anything else is the person, from reader."""
+    if from_another_site(request):
+        return "another site"
+    if request.headers.get(OFFLINE_SAVE_HEADER) == "save":
+        return "offline copy"
+    return "person"
 
 
 async def _through(request: Request, page: ArticlePage, f: ArticleFilter, carry: str,
@@ -503,13 +499,6 @@ def _rendered_pages(request: Request) -> RenderedPages:
     return pages
 
 
-def _kept_by_version(f: ArticleFilter) -> bool:
-    """Whether a page opened from this list can be kept by the library's version: its
-    neighbours change only when the database does. The lists of the states a claim
-    decides (queued, cleaning, new, failed) also change as claims expire, with no write."""
-    return f.state is None or f.state == "ready"
-
-
 PageKey = tuple[int, str, str, bool]
 
 
@@ -517,7 +506,7 @@ def _page_key(reader: Reader, article_id: int, csrf: str, carry: str) -> PageKey
     """What a ready page varies with besides the database: the article, the CSRF token
     its forms carry, the list its links keep, and whether the database is read-only.
     (The reader view's templates read no cookie and nothing else of the request.)"""
-    return article_id, csrf, carry, reader.store.read_only
+    return article_id, csrf, carry, reader.read_only
 
 
 def _page_etag(key: PageKey, version: int) -> str:
@@ -543,7 +532,7 @@ async def kept_page(scope: Scope) -> Response | None:
     article_id = int(found.group(1))
     query = scope["query_string"]
     f, carry = _list_of(QueryParams(query)) if query else (READING_LIST, "")
-    if not _kept_by_version(f):
+    if not Reader.changes_with_version(f):
         return None
     # by item, not attribute: State's attribute lookup goes through __getattr__ (3 µs, 13
     # for a missing name, against 0.3)
@@ -555,12 +544,15 @@ async def kept_page(scope: Scope) -> Response | None:
         return None  # not serving yet, or no page rendered yet
     if article_id > MAX_ID:
         return None
+    headers = dict(scope["headers"])
+    # Another site's link is not told apart here: an open that would mark it read goes the
+    # whole way, where `read` tells; one that changes nothing is the same page for anyone.
+    by: OpenedBy = "offline copy" if headers.get(OFFLINE_SAVE_HEADER.encode()) == b"save" else "person"
     try:
-        version, unread = await reader.page_version(article_id)
+        version = await reader.kept_version(article_id, by=by)
     except ReaderError:
         return None  # no such article, a storage error: answered and explained the whole way
-    headers = dict(scope["headers"])
-    if unread and headers.get(OFFLINE_SAVE_HEADER.encode()) != b"save":
+    if version is None:
         return None
     key = _page_key(reader, article_id, scope.get("reader.csrf", ""), carry)
     asked = headers.get(b"if-none-match")
@@ -575,7 +567,7 @@ def _content_etag(article: Article, content: Content, csrf: str, through: dict[s
                  read_only: bool = False) -> str:
     """Everything a ready article's page is rendered from, hashed: the ETag of a page
     opened from a list that cannot be kept by the library's version (see
-    _kept_by_version), so computed from the page's own read."""
+    Reader.changes_with_version), so computed from the page's own read."""
     links = tuple((through or {}).items())  # the neighbours are Links, hashable with their titles
     fields = (tuple(vars(article).items()), content.cleaned_at, len(content.html), csrf, links, read_only)
     return f'"{_BOOT}-{hash(fields) & 0xFFFFFFFFFFFFFFFF:016x}"'
@@ -587,7 +579,7 @@ def _ready_page(request: Request, article: Article, content: Content, through: d
     page's key and the library's version it was read at, if its list allows keeping it
     by version; else it is kept by a hash of what it was rendered from."""
     csrf = request.scope.get("reader.csrf", "")
-    read_only = reader_of(request).store.read_only
+    read_only = reader_of(request).read_only
     version: Hashable
     if kept is not None:
         key: Any = kept[0]
@@ -738,76 +730,14 @@ def _truthy(value: str | None) -> bool:
         return False
 
 
-def _opener(request: Request, article_id: int) -> asyncio.Task[dict[str, Any]]:
-    """The one task per article that waits for the direct lane (`cleaner.open`, which
-    starts or joins the extraction and is shielded: abandoning this wait never cancels the
-    work). Kept here, a strong reference, so concurrent opens and the page's poll share it."""
-    state = request.app.state
-    openers: dict[int, asyncio.Task[dict[str, Any]]] | None = getattr(state, "openers", None)
-    if openers is None:
-        openers = state.openers = {}
-    task = openers.get(article_id)
-    if task is None:
-        task = asyncio.create_task(reader_of(request).cleaner.open(article_id), name=f"open-{article_id}")
-        openers[article_id] = task
-
-        def forget(t: asyncio.Task[dict[str, Any]], key: int = article_id) -> None:
-            if openers.get(key) is t:
-                del openers[key]
-            if not t.cancelled():
-                t.exception()  # retrieved: the page that asks next reads the outcome from the store
-
-        task.add_done_callback(forget)
-    return task
-
-
-async def _text_within(request: Request, article_id: int, wait: float) -> tuple[Content | None, str | None]:
-    """(content, error) if the text (or a failure) arrives within `wait` seconds, else
-    (None, None) with the work still going. Raises NotFound."""
-    task = _opener(request, article_id)
-    if not task.done():
-        await asyncio.wait({task}, timeout=max(0.0, wait))
-    if not task.done():
-        return None, None
-    if task.cancelled():  # only the end of the process cancels the opener
-        raise Stopping()
-    try:
-        return Content.from_row(task.result()), None
-    except ArticleFailed as exc:
-        return None, str(exc)
-    except UnknownArticle:
-        raise NotFound("no such article") from None
-    except ShuttingDown:
-        raise Stopping() from None
-
-
-async def _reading_state(request: Request, article_id: int, wait: float,
-                         read: tuple[Article, Content | None] | None = None, start: bool = True,
-                         ) -> tuple[Article, Content | None, str | None]:
-    """The article, its content, and why it failed: the content now if it is cached; else
-    the extraction started or joined (unless not `start`) and waited for up to `wait`
-    seconds. Raises NotFound. `read`: the article and content as just read, if they were."""
-    reader = reader_of(request)
-    article, content = read if read is not None else await reader.reading(article_id)
-    error = None
-    if content is None and article.state == "failed":
-        error = article.error  # a retry is a tap, not a side effect of opening
-    elif content is None and start:
-        content, error = await _text_within(request, article_id, wait)
-        fresh = await reader.article(article_id)
-        fresh.read_at = fresh.read_at or article.read_at
-        article = fresh
-    return article, content, error
-
-
 async def reading_body(request: Request) -> Response:
     """The reader view's body alone: the page polls it while the article is being
     cleaned, and it stops polling (no hx-trigger) once the text or a failure is there.
     Another site's link to it starts nothing, as with the article's page."""
-    held = from_another_site(request)
-    article, content, error = await _reading_state(request, request.path_params["id"], 0.0, start=not held)
-    return render(request, "_reading_body.html", article=article, content=content, error=error,
-                  live=is_htmx(request), held=held)
+    by = opened_by(request)
+    opened = await reader_of(request).reading_state(request.path_params["id"], wait=0.0, by=by)
+    return render(request, "_reading_body.html", article=opened.article, content=opened.content,
+                  error=opened.error, live=is_htmx(request), held=by == "another site")
 
 
 async def _toggle(request: Request, field: str) -> Response:
@@ -1043,21 +973,19 @@ async def save_link(request: Request) -> Response:
     form = await checked_form(request)
     title = str(form.get("title") or "")
     try:
-        saved, created = await reader.save(form.get("url"), title)
+        if form.get("queue") == "yes":  # "Save and queue": the person's tap on the confirmation page
+            saved = await reader.save_and_queue(form.get("url"), title)
+        else:
+            saved = Saved(*await reader.save(form.get("url"), title))
     except Invalid as exc:
         if form.get("next"):
             return error_page(request, 422, exc.message)
         return render(request, "save.html", status=422, url=str(form.get("url") or ""), title=title[:500],
                       message=exc.message)
-    queued = False
-    if form.get("queue") == "yes" and saved.state in ("new", "failed"):
-        # "Save and queue" is the person's tap on the confirmation page, like any queue tap
-        saved = await reader.queue(saved.id)
-        queued = True
     if form.get("next"):
         return RedirectResponse(back_to(form), status_code=303)
-    return render(request, "save.html", saved=saved, created=created, queued=queued, url=saved.url,
-                  title=title[:500])
+    return render(request, "save.html", saved=saved.article, created=saved.created, queued=saved.queued,
+                  url=saved.article.url, title=title[:500])
 
 
 routes = [
