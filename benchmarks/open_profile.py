@@ -74,7 +74,7 @@ async def _median(fn: Callable[[], Awaitable[Any]], out: list[float]) -> None:
 
 
 async def breakdown(profile: bool) -> dict[str, float]:
-    from reader.web import views
+    from reader.web.render import env
     from reader.records import READING_LIST
     from reader.core import running
     from reader.web.app import create_app
@@ -100,7 +100,7 @@ async def breakdown(profile: bool) -> dict[str, float]:
             sql = (f"SELECT {store_module._ONE_ARTICLE_COLUMNS}, c.html AS c_html FROM {store_module._ARTICLE_JOINS} "
                    "WHERE a.id = :id")
             article, content = await reader._store.reading(article_id)
-            template = views.env.get_template("article.html")
+            template = env.get_template("article.html")
 
             class Req:  # what the template reads from the request
                 url = None

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..resources import seed_db
-from ..web.access import MIN_PASSWORD_LENGTH, server_options
+from ..web.server import server_options
+from ..web.sessions import MIN_PASSWORD_LENGTH
 from ..core import running
 from ..web.app import create_app, stop_taking_work
 from ..core import Reader, parse_int

@@ -32,7 +32,7 @@ from ..records import Article, Content
 MAX_EDITION_ARTICLES = 1000
 IMAGE_FETCHES_AT_ONCE = 4
 IMAGES_PER_ARTICLE = 30
-# How an article's HTML names an image stored with it (reader/images.py).
+# How an article's HTML names an image stored with it (reader/clean/images.py).
 _STORED = re.compile(r"/articles/(?P<id>[0-9]+)/images/(?P<hash>[0-9a-f]{64})")
 _NAMESPACE = uuid.UUID("0d7e4c1b-9a3f-4f52-8c61-2b5e7f9a1c30")
 

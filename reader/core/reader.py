@@ -296,7 +296,7 @@ class Reader:
         """Records for store rows, each queued one with its estimated wait and the
         workers' capacity (the history and the line are read once, only when something is
         queued). The wait costs the article by its own site's recent runs and the work
-        ahead of it by theirs (reader/line.py). `tagged`: the rows carry their tags already."""
+        ahead of it by theirs (core/waits.py). `tagged`: the rows carry their tags already."""
         articles = [Article.from_row(row) for row in rows]
         if tagged:
             for a in articles:
@@ -685,7 +685,10 @@ class Reader:
         """The library's version, if opening this article now changes nothing (a page of it
         rendered at that version still holds), in one small read; None if opening it would
         mark it read. Raises NotFound."""
-        version, unread = await self.page_version(article_id)
+        found = await self._store.page_version(article_id)  # not page_version: this is the reopen's hot path
+        if found is None:
+            raise NotFound("no such article")
+        version, unread = found
         return None if unread and marks_read(by) else version
 
     @staticmethod

@@ -13,18 +13,17 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Mount
-from starlette.staticfiles import StaticFiles
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import api, views
-from .access import Access
 from ..core import Reader, running
 from ..errors import ReaderError
-from ..resources import static_dir
 from ..fetch.guard import Resolver
 from ..settings import Settings
+from .access import Access
+from .kept import kept_page
+from .render import error_page
+from .routes import routes
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +44,7 @@ class ReaderApp(Starlette):
     crash into a 500, so that every answer, a 500 included, carries the security headers
     and no request reaches any layer before its Host and size are checked. Right inside
     it, a ready article's page kept from before and still current is answered
-    (`views.kept_page`) before Starlette's own layers and router, which cost as much as
+    (`kept.kept_page`) before Starlette's own layers and router, which cost as much as
     the answer itself; anything else goes the whole way."""
 
     def __init__(self, settings: Settings, **kwargs: Any) -> None:
@@ -59,7 +58,7 @@ class ReaderApp(Starlette):
 def _kept_pages_first(app: ASGIApp) -> ASGIApp:
     async def kept_first(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            kept = await views.kept_page(scope)
+            kept = await kept_page(scope)
             if kept is not None:
                 return await kept(scope, receive, send)
         await app(scope, receive, send)
@@ -68,8 +67,8 @@ def _kept_pages_first(app: ASGIApp) -> ASGIApp:
 
 
 async def _reader_error(request: Request, exc: Exception) -> Response:
-    """The one place a ReaderError (or Starlette's own 404/405) meets HTTP: JSON under
-    /api/, the error page everywhere else."""
+    """The one place a ReaderError (or Starlette's own 404/405) meets HTTP: JSON
+    {"error"} under /api/, the error page everywhere else, with the error's status."""
     if isinstance(exc, HTTPException):
         error = ReaderError(str(exc.detail))
         error.status = exc.status_code
@@ -77,7 +76,11 @@ async def _reader_error(request: Request, exc: Exception) -> Response:
     else:
         assert isinstance(exc, ReaderError)
         error, headers = exc, None
-    response = api.error_response(error) if request.url.path.startswith("/api/") else views.error_response(request, error)
+    response: Response
+    if request.url.path.startswith("/api/"):
+        response = JSONResponse({"error": error.message}, status_code=error.status)
+    else:
+        response = error_page(request, error.status, error.message)
     if headers:
         response.headers.update(headers)
     if error.retry_after is not None:
@@ -102,11 +105,7 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
 
     app = ReaderApp(
         settings,
-        routes=[
-            *views.routes,
-            *api.routes,
-            Mount("/static", StaticFiles(directory=static_dir()), name="static"),
-        ],
+        routes=routes,
         lifespan=lifespan,
         exception_handlers={ReaderError: _reader_error, HTTPException: _reader_error},
     )
