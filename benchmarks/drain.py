@@ -41,17 +41,17 @@ class SlowSite(LoopbackServer):
 
 
 async def _tapped_library(db: Path, feed: str) -> None:
-    from reader.web.app import running
+    from reader.core import running
     from reader.feeds.refresh import refresh_feeds
     from reader.settings import Settings
 
     settings = Settings(db=db, allow_private_urls=True, refresh_interval=0, extract_processes=0)
     async with running(settings, worker=False, refresher=False) as reader:
-        feed_id, _ = await reader.store.add_feed(feed)
-        await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
+        feed_id, _ = await reader._store.add_feed(feed)
+        await refresh_feeds(reader._store, reader._client, reader._pool, [await reader._store.get_feed(feed_id)],
                             max_bytes=10**7, deadline=30)
-        for article in sorted(await reader.store.list_articles(limit=ARTICLES), key=lambda a: a["id"]):
-            await reader.store.queue(article["id"])
+        for article in sorted(await reader._store.list_articles(limit=ARTICLES), key=lambda a: a["id"]):
+            await reader._store.queue(article["id"])
 
 
 def _drain(site: SlowSite, processes: int) -> tuple[float, int, int]:

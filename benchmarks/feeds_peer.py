@@ -27,7 +27,7 @@ TIMEOUT = 240
 
 OURS = r"""
 import asyncio, json, sys, time
-from reader.web.app import running
+from reader.core import running
 from reader.feeds.refresh import refresh_feeds
 from reader.settings import Settings
 
@@ -35,16 +35,16 @@ async def main(db, base, feeds):
     settings = Settings.from_env()
     async with running(settings, role="cli", worker=False, refresher=False) as r:
         for f in range(feeds):
-            await r.store.add_feed(f"{base}/f/{f}.xml")
+            await r._store.add_feed(f"{base}/f/{f}.xml")
         out = {}
         for name in ("first", "second"):
             t = time.perf_counter()
-            results = await refresh_feeds(r.store, r.client, r.pool, await r.store.list_feeds(),
+            results = await refresh_feeds(r._store, r._client, r._pool, await r._store.list_feeds(),
                                           max_bytes=settings.max_page_bytes, deadline=settings.fetch_timeout)
             out[name] = time.perf_counter() - t
             out[name + "_errors"] = sum(1 for x in results if x.error)
             out[name + "_not_modified"] = sum(1 for x in results if x.not_modified)
-        out["entries"] = len(await r.store.list_articles(limit=1_000_000))
+        out["entries"] = len(await r._store.list_articles(limit=1_000_000))
     print(json.dumps(out))
 
 asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))

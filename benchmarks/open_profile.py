@@ -74,9 +74,10 @@ async def _median(fn: Callable[[], Awaitable[Any]], out: list[float]) -> None:
 
 
 async def breakdown(profile: bool) -> dict[str, float]:
-    from reader.web import views
+    from reader.web.render import env
     from reader.records import READING_LIST
-    from reader.web.app import create_app, running
+    from reader.core import running
+    from reader.web.app import create_app
     from reader.settings import Settings
 
     db = work_copy(make_library(N), "profile")
@@ -98,23 +99,23 @@ async def breakdown(profile: bool) -> dict[str, float]:
 
             sql = (f"SELECT {store_module._ONE_ARTICLE_COLUMNS}, c.html AS c_html FROM {store_module._ARTICLE_JOINS} "
                    "WHERE a.id = :id")
-            article, content = await reader.store.reading(article_id)
-            template = views.env.get_template("article.html")
+            article, content = await reader._store.reading(article_id)
+            template = env.get_template("article.html")
 
             class Req:  # what the template reads from the request
                 url = None
 
             async def read_hop() -> None:
-                await reader.store._one(sql, {"id": article_id, "now": time.time()})
+                await reader._store._one(sql, {"id": article_id, "now": time.time()})
 
             async def reading() -> None:
-                await reader.store.reading(article_id)
+                await reader._store.reading(article_id)
 
             async def read_direct() -> None:
                 dict(plain.execute(sql, {"id": article_id, "now": time.time()}).fetchone())
 
             async def tags() -> None:
-                await reader.store.tags_of([article_id])
+                await reader._store.tags_of([article_id])
 
             async def page_read() -> None:
                 await reader.reading_page(article_id, READING_LIST)

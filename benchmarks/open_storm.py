@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from reader.web.access import LIMIT_CONCURRENCY
+from reader.web.server import LIMIT_CONCURRENCY
 from reader.store import Store
 
 from .client import ClientError, get_once

@@ -14,7 +14,7 @@ from pathlib import Path
 import uvicorn
 from starlette.responses import HTMLResponse
 
-from reader.web.access import server_options
+from reader.web.server import server_options
 from reader.web.app import create_app
 from reader.settings import Settings
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reader.web.app import running
+from reader.core import running
 from reader.settings import Settings
 from reader.store import Store
 

@@ -22,7 +22,7 @@ import aiosqlite
 import httpx
 import uvicorn
 
-from reader.web.access import CSRF_COOKIE
+from reader.web.csrf import CSRF_COOKIE
 from reader.web.app import create_app
 from reader.settings import Settings
 from reader.store.schema import MIGRATIONS

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from reader.web.access import CSRF_COOKIE
+from reader.web.csrf import CSRF_COOKIE
 
 from . import commands
 from .helpers import app_client, rss, state_of, subscribe_slugs, wait_for

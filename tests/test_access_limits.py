@@ -19,16 +19,9 @@ import uvicorn
 from starlette.requests import Request
 from starlette.responses import Response
 
-from reader.web.access import (
-    FAILURES_OVERALL,
-    FAILURES_PER_CLIENT,
-    LIMIT_CONCURRENCY,
-    PRE_LOGIN_BODY_BYTES,
-    SESSION_COOKIE,
-    Sessions,
-    Throttle,
-    server_options,
-)
+from reader.web.access import PRE_LOGIN_BODY_BYTES
+from reader.web.server import LIMIT_CONCURRENCY, server_options
+from reader.web.sessions import FAILURES_OVERALL, FAILURES_PER_CLIENT, SESSION_COOKIE, Sessions, Throttle
 from reader.web.app import create_app
 
 from . import commands

@@ -426,7 +426,7 @@ async def test_content_is_extracted_on_first_request_and_served_from_cache_after
     second = await quiet.get(f"/api/articles/{ids[0]}/content")
     assert second.json() == content
     assert pages.hits["/a.html"] == 1
-    runs = await quiet.app.state.reader.store.runs()
+    runs = await quiet.app.state.reader._store.runs()
     assert [(r["article_id"], r["lane"], r["outcome"]) for r in runs] == [(ids[0], "direct", "cached")]
     assert (await article(quiet, ids[0]))["state"] == "ready"
 

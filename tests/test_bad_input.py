@@ -207,7 +207,7 @@ async def test_a_failed_article_is_retried_by_tapping_again_and_succeeds_once_th
     assert await card(client, article_id) == ("ready", ["star", "mark read", "Save tags"])  # nothing to queue; the marks stay
     # the 503 was tried 1 + fetch_retries times (transient), the fixed page once
     assert pages.hits["/flaky.html"] == 1 + client.app.state.reader.settings.fetch_retries + 1
-    assert [r["outcome"] for r in await client.app.state.reader.store.runs(article_id)] == ["failed", "cached"]
+    assert [r["outcome"] for r in await client.app.state.reader._store.runs(article_id)] == ["failed", "cached"]
 
 
 async def test_a_ready_article_keeps_its_content_when_its_page_later_breaks(client, pages):

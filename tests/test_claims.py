@@ -14,7 +14,7 @@ import time
 import httpx
 import pytest
 
-from reader.web.app import running
+from reader.core import running
 from reader.jobs.cleaning import ArticleFailed
 from reader.store import Store
 
@@ -26,13 +26,13 @@ async def _subscribe(reader, pages, slugs, **route):
     links = {slug: pages.add_article(slug, **route) for slug in slugs}
     feed = pages.add("/feed.xml", rss([{"title": s, "link": link} for s, link in links.items()]),
                      headers={"Content-Type": "application/rss+xml"})
-    feed_id, _ = await reader.store.add_feed(feed)
+    feed_id, _ = await reader._store.add_feed(feed)
     from reader.feeds.refresh import refresh_feeds
 
-    [result] = await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
+    [result] = await refresh_feeds(reader._store, reader._client, reader._pool, [await reader._store.get_feed(feed_id)],
                                    max_bytes=10**7, deadline=10)
     assert result.error is None
-    articles = await reader.store.list_articles(limit=1000)
+    articles = await reader._store.list_articles(limit=1000)
     by_url = {a["url"]: a["id"] for a in articles}
     return {slug: by_url[link] for slug, link in links.items()}
 
@@ -52,16 +52,16 @@ async def test_fifty_opens_a_worker_and_a_worker_process_race_and_extract_once(s
                 opens = [client.get(f"/api/articles/{article_id}/content") for _ in range(50)]
                 tap = client.post(f"/api/articles/{article_id}/queue")
                 responses = await asyncio.gather(tap, *opens)
-                reader.worker.wake()
+                reader._worker.wake()
                 bodies = [r.json() for r in responses[1:]]
             assert all(r.status_code == 200 for r in responses[1:]), {r.status_code for r in responses}
             assert len({b["html"] for b in bodies}) == 1
             assert "marker-contested" in bodies[0]["text"]
             # The line is served after the race (a later tap is cleaned), and still nobody
             # extracted the contested article a second time.
-            await reader.store.queue(ids["sentinel"])
-            await wait_for(lambda: reader.store.get_content(ids["sentinel"]), timeout=30)
-        runs = await _runs(reader.store, article_id)
+            await reader._store.queue(ids["sentinel"])
+            await wait_for(lambda: reader._store.get_content(ids["sentinel"]), timeout=30)
+        runs = await _runs(reader._store, article_id)
     assert [r["outcome"] for r in runs] == ["cached"]
     assert pages.hits["/contested.html"] == 1
 
@@ -70,14 +70,14 @@ async def test_closing_the_reader_mid_extraction_still_caches(settings, pages):
     gate = threading.Event()
     async with running(settings.replace(serve_workers=0), worker=False) as reader:
         ids = await _subscribe(reader, pages, ["slow"], gate=gate)
-        opening = asyncio.create_task(reader.cleaner.open(ids["slow"]))
+        opening = asyncio.create_task(reader._cleaner.open(ids["slow"]))
         await wait_for(lambda: pages.hits["/slow.html"] == 1)
         opening.cancel()  # the reader closes the page
         with pytest.raises(asyncio.CancelledError):
             await opening
         gate.set()
-        await wait_for(lambda: reader.store.get_content(ids["slow"]))
-        runs = await _runs(reader.store, ids["slow"])
+        await wait_for(lambda: reader._store.get_content(ids["slow"]))
+        runs = await _runs(reader._store, ids["slow"])
     assert [r["outcome"] for r in runs] == ["cached"]
 
 
@@ -118,12 +118,12 @@ async def test_a_dead_holders_claim_blocks_an_open_only_until_it_expires(setting
     async with running(settings, worker=False) as reader:
         ids = await _subscribe(reader, pages, ["orphan"])
         article_id = ids["orphan"]
-        dead = await reader.store.claim(article_id, "crashed-process", ttl=0.6)
+        dead = await reader._store.claim(article_id, "crashed-process", ttl=0.6)
         assert dead is not None
         started = time.monotonic()
-        content = await reader.cleaner.open(article_id)
+        content = await reader._cleaner.open(article_id)
         waited = time.monotonic() - started
-        runs = await _runs(reader.store, article_id)
+        runs = await _runs(reader._store, article_id)
     assert "marker-orphan" in content["text"]
     assert waited >= 0.5  # it waited for the expiry rather than racing the holder
     assert [r["outcome"] for r in runs] == ["abandoned", "cached"]
@@ -134,12 +134,12 @@ async def test_a_dead_holders_claim_on_a_queued_article_passes_to_the_worker_aft
     async with running(settings) as reader:
         ids = await _subscribe(reader, pages, ["queued-orphan"])
         article_id = ids["queued-orphan"]
-        assert await reader.store.claim(article_id, "crashed-process", ttl=0.6)
-        await reader.store.queue(article_id)
-        reader.worker.wake()
-        assert (await reader.store.get_article(article_id))["state"] == "cleaning"
-        await wait_for(lambda: reader.store.get_content(article_id), timeout=10)
-        runs = await _runs(reader.store, article_id)
+        assert await reader._store.claim(article_id, "crashed-process", ttl=0.6)
+        await reader._store.queue(article_id)
+        reader._worker.wake()
+        assert (await reader._store.get_article(article_id))["state"] == "cleaning"
+        await wait_for(lambda: reader._store.get_content(article_id), timeout=10)
+        runs = await _runs(reader._store, article_id)
     assert [(r["outcome"], r["lane"]) for r in runs] == [("abandoned", "direct"), ("cached", "queue")]
 
 
@@ -148,13 +148,13 @@ async def test_a_live_holder_renews_its_claim_and_is_never_robbed(settings, page
     async with running(settings, worker=False) as reader:
         ids = await _subscribe(reader, pages, ["long"], delay=2.0)  # extraction outlasts the ttl 3x
         article_id = ids["long"]
-        first = asyncio.create_task(reader.cleaner.open(article_id))
+        first = asyncio.create_task(reader._cleaner.open(article_id))
         await wait_for(lambda: pages.hits["/long.html"] == 1)
         await asyncio.sleep(1.0)  # past the original expiry: only renewal keeps the claim
         async with running(settings, worker=False, refresher=False) as other:  # another "process"
-            second = await other.cleaner.open(article_id)
+            second = await other._cleaner.open(article_id)
         assert (await first)["html"] == second["html"]
-        runs = await _runs(reader.store, article_id)
+        runs = await _runs(reader._store, article_id)
     assert [r["outcome"] for r in runs] == ["cached"]
     assert pages.hits["/long.html"] == 1
 
@@ -163,16 +163,16 @@ async def test_a_run_whose_claim_passed_on_cannot_renew_or_release_the_new_holde
     async with running(settings, worker=False) as reader:
         ids = await _subscribe(reader, pages, ["fenced"])
         article_id = ids["fenced"]
-        stale = await reader.store.claim(article_id, "slow-holder", ttl=0.2)
+        stale = await reader._store.claim(article_id, "slow-holder", ttl=0.2)
         await asyncio.sleep(0.3)
-        fresh = await reader.store.claim(article_id, "next-holder", ttl=30)
+        fresh = await reader._store.claim(article_id, "next-holder", ttl=30)
         assert fresh is not None and fresh.id != stale.id
-        assert not await reader.store.renew(stale, 30)
-        await reader.store.release(stale)
-        holder = await reader.store.claim_holder(article_id)
+        assert not await reader._store.renew(stale, 30)
+        await reader._store.release(stale)
+        holder = await reader._store.claim_holder(article_id)
         assert holder["run_id"] == fresh.id
-        assert await reader.store.claim(article_id, "third", ttl=30) is None
-        runs = {r["id"]: r["outcome"] for r in await _runs(reader.store, article_id)}
+        assert await reader._store.claim(article_id, "third", ttl=30) is None
+        runs = {r["id"]: r["outcome"] for r in await _runs(reader._store, article_id)}
     assert runs == {stale.id: "abandoned", fresh.id: None}
 
 
@@ -182,16 +182,16 @@ async def test_a_worker_process_killed_mid_extraction_is_cleaned_exactly_once_mo
         ids = await _subscribe(reader, pages, ["killed"], gate=gate)
         article_id = ids["killed"]
         with worker_process(settings, ttl=1.0) as proc:
-            await reader.store.queue(article_id)
+            await reader._store.queue(article_id)
             await wait_for(lambda: pages.hits["/killed.html"] == 1, timeout=20)
             proc.kill()  # SIGKILL: no cleanup, the claim stays behind
             proc.wait()
         gate.set()
-        assert (await reader.store.get_article(article_id))["state"] in ("cleaning", "queued")
+        assert (await reader._store.get_article(article_id))["state"] in ("cleaning", "queued")
     async with running(settings) as reader:  # restart: the tap is still in line
-        await wait_for(lambda: reader.store.get_content(article_id), timeout=20)
-        runs = await _runs(reader.store, article_id)
-        stats = await reader.store.stats()
+        await wait_for(lambda: reader._store.get_content(article_id), timeout=20)
+        runs = await _runs(reader._store, article_id)
+        stats = await reader._store.stats()
     assert [r["outcome"] for r in runs] == ["abandoned", "cached"]
     assert stats["queued"] == 0
     assert pages.hits["/killed.html"] == 2
@@ -258,14 +258,14 @@ async def test_readers_who_join_a_failing_extraction_share_its_failure_and_fetch
         ids = await _subscribe(reader, pages, ["broken"])
         pages.add("/broken.html", "gone", status=404, gate=gate)
         article_id = ids["broken"]
-        first = asyncio.create_task(reader.cleaner.open(article_id))
+        first = asyncio.create_task(reader._cleaner.open(article_id))
         await wait_for(lambda: pages.hits["/broken.html"] == 1)
         # The second reader arrives while the first one's extraction is on the wire.
-        second = asyncio.create_task(reader.cleaner.open(article_id))
+        second = asyncio.create_task(reader._cleaner.open(article_id))
         await wait_for(lambda: _awaiting(second, "_wait_for_holder"))
         gate.set()
         outcomes = await asyncio.gather(first, second, return_exceptions=True)
-        runs = await _runs(reader.store, article_id)
+        runs = await _runs(reader._store, article_id)
     assert all(isinstance(o, ArticleFailed) for o in outcomes), outcomes
     assert str(outcomes[0]) == str(outcomes[1])
     assert [r["outcome"] for r in runs] == ["failed"]
@@ -308,19 +308,19 @@ async def test_after_a_clock_jump_robs_a_live_holder_the_result_is_stored_once(s
     async with running(settings, worker=False) as reader:
         ids = await _subscribe(reader, pages, ["jumped"])
         article_id = ids["jumped"]
-        robbed = await reader.store.claim(article_id, "holder-before-the-jump", ttl=0.2)
+        robbed = await reader._store.claim(article_id, "holder-before-the-jump", ttl=0.2)
         assert robbed is not None
-        await wait_for(lambda: _expired(reader.store, article_id))
-        content = await reader.cleaner.open(article_id)  # the new holder, after the "jump"
+        await wait_for(lambda: _expired(reader._store, article_id))
+        content = await reader._cleaner.open(article_id)  # the new holder, after the "jump"
         # The robbed holder comes back with its own result, then with a failure: neither
         # replaces what the new holder stored, nor marks the article failed.
-        await reader.store.store_cleaned(robbed, {**content, "html": "<p>stale</p>", "text": "stale"})
-        await reader.store.store_failed(robbed, "fetch failed: too late")
-        assert not await reader.store.renew(robbed, 30)
-        stored = await reader.store.get_content(article_id)
-        article = await reader.store.get_article(article_id)
-        runs = await _runs(reader.store, article_id)
-        stats = await reader.store.stats()
+        await reader._store.store_cleaned(robbed, {**content, "html": "<p>stale</p>", "text": "stale"})
+        await reader._store.store_failed(robbed, "fetch failed: too late")
+        assert not await reader._store.renew(robbed, 30)
+        stored = await reader._store.get_content(article_id)
+        article = await reader._store.get_article(article_id)
+        runs = await _runs(reader._store, article_id)
+        stats = await reader._store.stats()
     assert stored["html"] == content["html"] and "stale" not in stored["text"]
     assert article["state"] == "ready" and article["error"] is None
     assert [r["outcome"] for r in runs] == ["abandoned", "cached"]
@@ -339,23 +339,23 @@ LATE_CONTENT = {"title": "Late", "author": None, "published": None, "html": "<p>
 async def _lapse_and_drop(reader, article_id: int) -> None:
     """Let the article's claim run out, then have someone's take of another article drop
     it (every claim taken first closes the expired ones): what a late renewal meets."""
-    await wait_for(lambda: _expired(reader.store, article_id))
-    other = await reader.store.save_link(f"http://example.invalid/other-{article_id}")
-    assert await reader.store.claim(other[0], "someone-else", ttl=30) is not None
-    assert await reader.store.claim_holder(article_id) is None
+    await wait_for(lambda: _expired(reader._store, article_id))
+    other = await reader._store.save_link(f"http://example.invalid/other-{article_id}")
+    assert await reader._store.claim(other[0], "someone-else", ttl=30) is not None
+    assert await reader._store.claim_holder(article_id) is None
 
 
 async def test_a_late_renewal_with_nobody_taking_over_gets_the_claim_back(settings, pages):
     async with running(settings, worker=False) as reader:
         ids = await _subscribe(reader, pages, ["late"])
-        late = await reader.store.claim(ids["late"], "late-holder", ttl=0.2)
+        late = await reader._store.claim(ids["late"], "late-holder", ttl=0.2)
         await _lapse_and_drop(reader, ids["late"])
         # Late is not dead: nobody claimed the article meanwhile, so the claim is its own again
-        assert await reader.store.renew(late, 30)
-        assert (await reader.store.claim_holder(ids["late"]))["run_id"] == late.id
-        assert await reader.store.claim(ids["late"], "third", ttl=30) is None  # not up for grabs
-        await reader.store.store_cleaned(late, LATE_CONTENT)
-        runs = await _runs(reader.store, ids["late"])
+        assert await reader._store.renew(late, 30)
+        assert (await reader._store.claim_holder(ids["late"]))["run_id"] == late.id
+        assert await reader._store.claim(ids["late"], "third", ttl=30) is None  # not up for grabs
+        await reader._store.store_cleaned(late, LATE_CONTENT)
+        runs = await _runs(reader._store, ids["late"])
     assert [r["outcome"] for r in runs] == ["cached"]
 
 
@@ -365,15 +365,15 @@ async def test_a_late_result_with_nobody_taking_over_is_recorded_as_the_runs_own
     failure is the article's, so that started = cached + failed holds."""
     async with running(settings, worker=False) as reader:
         ids = await _subscribe(reader, pages, ["late-cached", "late-failed"])
-        cached = await reader.store.claim(ids["late-cached"], "late-holder", ttl=0.2)
-        failed = await reader.store.claim(ids["late-failed"], "late-holder", ttl=0.2)
+        cached = await reader._store.claim(ids["late-cached"], "late-holder", ttl=0.2)
+        failed = await reader._store.claim(ids["late-failed"], "late-holder", ttl=0.2)
         await _lapse_and_drop(reader, ids["late-cached"])
         await _lapse_and_drop(reader, ids["late-failed"])
-        await reader.store.store_cleaned(cached, LATE_CONTENT)
-        await reader.store.store_failed(failed, "fetch failed: 404 Not Found")
-        outcomes = {slug: [r["outcome"] for r in await _runs(reader.store, ids[slug])] for slug in ids}
-        article = await reader.store.get_article(ids["late-failed"])
-        stats = await reader.store.stats()
+        await reader._store.store_cleaned(cached, LATE_CONTENT)
+        await reader._store.store_failed(failed, "fetch failed: 404 Not Found")
+        outcomes = {slug: [r["outcome"] for r in await _runs(reader._store, ids[slug])] for slug in ids}
+        article = await reader._store.get_article(ids["late-failed"])
+        stats = await reader._store.stats()
     assert outcomes == {"late-cached": ["cached"], "late-failed": ["failed"]}
     assert article["state"] == "failed" and article["error"] == "fetch failed: 404 Not Found"
     # the two "someone-else" claims are still running
@@ -414,22 +414,22 @@ async def test_a_holder_whose_extraction_processes_are_slow_to_start_keeps_its_c
         os.kill(server, signal.SIGSTOP)
         try:
             async with running(settings, worker=False) as tapper:
-                await tapper.store.queue(article_id)
+                await tapper._store.queue(article_id)
                 await wait_for(lambda: pages.hits["/slow-start.html"] == 1, timeout=20)
-                first = await tapper.store.claim_holder(article_id)
+                first = await tapper._store.claim_holder(article_id)
                 assert first is not None
             async with running(settings) as reader:  # a worker pulling from the same line
 
                 async def renewed_well_past_its_first_life() -> bool:
-                    holder = await reader.store.claim_holder(article_id)
+                    holder = await reader._store.claim_holder(article_id)
                     assert holder is not None and holder["run_id"] == first["run_id"], \
-                        ("the claim passed on", await _runs(reader.store, article_id), "".join(proc.lines)[-3000:])
+                        ("the claim passed on", await _runs(reader._store, article_id), "".join(proc.lines)[-3000:])
                     return holder["expires_at"] > first["expires_at"] + 3.0
 
                 await wait_for(renewed_well_past_its_first_life, timeout=30, interval=0.05)
                 os.kill(server, signal.SIGCONT)
-                await wait_for(lambda: reader.store.get_content(article_id), timeout=60)
-                runs = await _runs(reader.store, article_id)
+                await wait_for(lambda: reader._store.get_content(article_id), timeout=60)
+                runs = await _runs(reader._store, article_id)
         finally:
             os.kill(server, signal.SIGCONT)
     assert [(r["outcome"], r["worker"].startswith("worker")) for r in runs] == [("cached", True)]

@@ -1,7 +1,7 @@
 """The core loop end to end: subscribe, browse, tap, workers pull oldest first, read."""
 
 
-from reader.web.app import running
+from reader.core import running
 
 from .helpers import app_client, rss, wait_for
 
@@ -22,14 +22,14 @@ async def test_taps_are_cleaned_in_tap_order_and_report_positions_1_2_3(settings
 
     async with running(settings) as reader:  # one worker now pulls the line
         await wait_for(lambda: _cached(reader, 3), timeout=30)
-        runs = await reader.store.runs()
+        runs = await reader._store.runs()
     assert [r["article_id"] for r in runs] == ids
     assert [r["outcome"] for r in runs] == ["cached"] * 3
     assert [pages.hits[f"/{n}.html"] for n in "abc"] == [1, 1, 1]
 
 
 async def _cached(reader, n):
-    return (await reader.store.stats())["cached"] == n
+    return (await reader._store.stats())["cached"] == n
 
 
 async def test_refreshing_a_feed_of_200_items_queues_nothing(settings, pages):

@@ -24,7 +24,7 @@ SLOW = 2.0  # seconds the slow site takes to answer
 async def test_estimates_on_a_slow_site_land_within_half_of_the_truth(settings, pages):
     with LoopbackServer("127.0.0.2") as slow:
         async with app_client(settings) as client:
-            store = client.app.state.reader.store
+            store = client.app.state.reader._store
             fast_ids = [(await store.save_link(pages.add_article(f"f{i}")))[0] for i in range(8)]
             slow_ids = [(await store.save_link(slow.add_article(f"s{i}", delay=SLOW)))[0] for i in range(5)]
             for article_id in fast_ids + slow_ids[:1]:  # history: mostly fast, one slow run

@@ -138,7 +138,7 @@ async def test_each_feed_format_subscribes_with_headlines_and_sanitized_summarie
     assert {a["feed_id"] for a in items} == {feed["id"]}
     assert {a["state"] for a in items} == {"new"}
 
-    store = client.app.state.reader.store
+    store = client.app.state.reader._store
     first = next(a for a in items if a["title"] == "First post")
     summary = (await store.get_article(first["id"]))["summary"]
     assert "<b>world</b>" in summary  # harmless markup survives
@@ -280,7 +280,7 @@ async def test_refreshing_with_the_worker_running_queues_and_cleans_nothing(clie
     path = "/feed.xml"
     pages.add(path, rss([{"title": f"Story {i}", "link": link} for i, link in enumerate(links[:4])]), headers=RSS)
     feed = await subscribe(client, pages.url(path))
-    assert client.app.state.reader.worker is not None  # the worker is there to misbehave
+    assert client.app.state.reader._worker is not None  # the worker is there to misbehave
 
     await refresh(client)  # the same items again
     pages.add(path, rss([{"title": f"Story {i}", "link": link} for i, link in enumerate(links)]), headers=RSS)
@@ -302,7 +302,7 @@ async def test_refreshing_with_the_worker_running_queues_and_cleans_nothing(clie
     await wait_for(canary_ready, timeout=30)
     stats = (await client.get("/api/stats")).json()
     assert stats["started"] == 1 and stats["cached"] == 1 and stats["queued"] == 0
-    assert [r["article_id"] for r in await client.app.state.reader.store.runs()] == [canary["id"]]
+    assert [r["article_id"] for r in await client.app.state.reader._store.runs()] == [canary["id"]]
     assert [pages.hits[f"/r{i}.html"] for i in range(5)] == [1, 0, 0, 0, 0]
 
 

@@ -260,7 +260,7 @@ async def test_a_page_answering_503_twice_then_200_is_cleaned_in_one_run(quick_r
         done = await settle(client, ids["Flaky"])
         assert done["state"] == "ready" and done["error"] is None
         assert pages.hits["/flaky.html"] == 3
-        runs = await client.app.state.reader.store.runs(ids["Flaky"])
+        runs = await client.app.state.reader._store.runs(ids["Flaky"])
         assert [r["outcome"] for r in runs] == ["cached"]
 
 
@@ -273,7 +273,7 @@ async def test_a_page_that_stays_down_fails_after_the_retries_with_the_reason(qu
         assert failed["error"].startswith(f"the site answered HTTP {status}")
         assert failed["error"].endswith("(tried 3 times)")
         assert pages.hits["/down.html"] == 3
-        runs = await client.app.state.reader.store.runs(ids["Down"])
+        runs = await client.app.state.reader._store.runs(ids["Down"])
         assert [(r["outcome"], r["error"]) for r in runs] == [("failed", failed["error"])]
         direct = await client.get(f"/api/articles/{ids['Down']}/content")  # the direct lane tries 3 more
         assert direct.status_code == 502 and direct.json() == {"error": failed["error"]}
@@ -299,7 +299,7 @@ async def test_the_claim_is_kept_while_waiting_to_retry(quick_retries, pages):
             [503], article_html("Slowly", "marker-slowly").encode()))})
         await client.post(f"/api/articles/{ids['Slowly']}/queue")
         await wait_for(lambda: pages.hits["/slowly.html"] == 1)
-        store = client.app.state.reader.store
+        store = client.app.state.reader._store
         # While it waits to try again, a direct open must not start a second run: it
         # waits for the holder and gets its result.
         content = await client.get(f"/api/articles/{ids['Slowly']}/content")
@@ -313,7 +313,7 @@ async def test_a_late_failure_never_replaces_good_content(quick_retries, pages):
     then fails: the content stays, and so does the article's readiness."""
     async with app_client(quick_retries) as client:
         ids = await subscribe(client, pages, {"Good": pages.add_article("good", title="Good story")})
-        store = client.app.state.reader.store
+        store = client.app.state.reader._store
         late = await store.claim(ids["Good"], "late-holder", 0.05)
         assert late is not None
         expiry = (await store.claim_holder(ids["Good"]))["expires_at"]

@@ -8,7 +8,7 @@ import asyncio
 import hashlib
 import struct
 
-from reader.web.app import running
+from reader.core import running
 
 from .helpers import app_client, rss, worker_process
 from .pictures import image_srcs, page_with, png
@@ -56,7 +56,7 @@ async def test_images_are_stored_with_the_article_and_served_from_reader(setting
         assert "img-src 'self' data:;" in page.headers["content-security-policy"]
         assert all(f'src="{src}"' in page.text for src in srcs)
     async with running(settings) as reader:
-        [run] = await reader.store.runs(article_id)
+        [run] = await reader._store.runs(article_id)
         page_bytes = len(page_with(images).encode())
         assert run["bytes"] == page_bytes + len(png(1)) + len(GIF) + len(WEBP) + len(AVIF)
         assert (await reader.stats())["kinds"]["fetch"]["bytes"] == run["bytes"]
@@ -123,7 +123,7 @@ async def test_the_caps_on_images_hold(settings, pages):
     assert "<figcaption>image huge</figcaption>" in html and "<figcaption>image 2</figcaption>" in html
     assert pages.hits["/img/3.png"] == 0
     async with running(capped) as reader:
-        assert (await reader.store.media_totals())["image_bytes"] == 2 * one
+        assert (await reader._store.media_totals())["image_bytes"] == 2 * one
 
 
 async def test_opens_a_worker_and_a_worker_process_race_and_each_image_is_fetched_once(settings, pages):
@@ -133,22 +133,22 @@ async def test_opens_a_worker_and_a_worker_process_race_and_each_image_is_fetche
     link = pages.add("/raced.html", page_with(images, "Raced"), delay=0.3)
     feed = pages.add("/feed.xml", rss([{"title": "Raced", "link": link}]), headers={"Content-Type": "application/rss+xml"})
     async with running(settings) as reader:
-        feed_id, _ = await reader.store.add_feed(feed)
+        feed_id, _ = await reader._store.add_feed(feed)
         await reader.refresh()
-        [article] = await reader.store.list_articles(feed_id=feed_id)
+        [article] = await reader._store.list_articles(feed_id=feed_id)
         article_id = article["id"]
         with worker_process(settings):
             async with app_client(settings.replace(serve_workers=0)) as client:
                 opens = [client.get(f"/api/articles/{article_id}/content") for _ in range(20)]
                 tap = client.post(f"/api/articles/{article_id}/queue")
                 responses = await asyncio.gather(tap, *opens)
-                reader.worker.wake()
+                reader._worker.wake()
         assert all(r.status_code == 200 for r in responses[1:])
         assert len({r.json()["html"] for r in responses[1:]}) == 1
         assert len(image_srcs(responses[1].json()["html"])) == 3
-        runs = await reader.store.runs(article_id)
+        runs = await reader._store.runs(article_id)
         assert [r["outcome"] for r in runs] == ["cached"]
-        assert len(await reader.store.images_of(article_id)) == 3
+        assert len(await reader._store.images_of(article_id)) == 3
     assert pages.hits["/raced.html"] == 1
     assert [pages.hits[f"/img/{i}.png"] for i in range(3)] == [1, 1, 1]
 
@@ -173,14 +173,14 @@ async def test_an_export_names_stored_images_by_their_source_and_reclean_stores_
         article_id = await _article(client, pages, "exported", '<figure><img src="/img/a.png" alt="A"></figure>')
         await client.get(f"/api/articles/{article_id}/content")
     async with running(settings, worker=False) as reader:
-        [written] = await export(reader.store, tmp_path / "out.json")
+        [written] = await export(reader._store, tmp_path / "out.json")
     text = written.read_text()
     assert pages.url("/img/a.png") in text and "/images/" not in text
     elsewhere = settings.replace(db=tmp_path / "other.db", extract_processes=0)
     async with running(elsewhere, worker=False) as reader:
-        await import_files(reader.store, [written])
-        [item] = await reader.store.list_articles()
+        await import_files(reader._store, [written])
+        [item] = await reader._store.list_articles()
         assert await reader.reclean(item["id"]) == ("cached", None)
-        html = (await reader.store.get_content(item["id"]))["html"]
+        html = (await reader._store.get_content(item["id"]))["html"]
     assert image_srcs(html) == [f"/articles/{item['id']}/images/{hashlib.sha256(png(50)).hexdigest()}"]
     assert pages.hits["/exported.html"] == 1 and pages.hits["/img/a.png"] == 2

@@ -7,7 +7,7 @@ import asyncio
 import threading
 import time
 
-from reader.web.app import running
+from reader.core import running
 from reader.feeds.refresh import refresh_feeds
 from reader.core.waits import Timings, Work, describe_wait, estimate_waits
 
@@ -18,16 +18,16 @@ async def _articles(reader, pages, count, **route):
     links = [pages.add_article(f"p{i}", **route) for i in range(count)]
     feed = pages.add("/feed.xml", rss([{"title": f"t{i}", "link": link} for i, link in enumerate(links)]),
                      headers={"Content-Type": "application/rss+xml"})
-    feed_id, _ = await reader.store.add_feed(feed)
-    [result] = await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
+    feed_id, _ = await reader._store.add_feed(feed)
+    [result] = await refresh_feeds(reader._store, reader._client, reader._pool, [await reader._store.get_feed(feed_id)],
                                    max_bytes=10**7, deadline=10)
     assert result.error is None
-    by_url = {a["url"]: a["id"] for a in await reader.store.list_articles(limit=1000)}
+    by_url = {a["url"]: a["id"] for a in await reader._store.list_articles(limit=1000)}
     return [by_url[link] for link in links]
 
 
 async def _drained(reader, count):
-    stats = await reader.store.stats()
+    stats = await reader._store.stats()
     return stats["cached"] + stats["failed"] == count and stats["running"] == 0
 
 
@@ -35,11 +35,11 @@ async def test_positions_reported_equal_the_order_workers_serve_with_both_lanes_
     async with running(settings, worker=False) as reader:
         ids = await _articles(reader, pages, 12)
         for i, article_id in enumerate(ids):
-            await reader.store.queue(article_id, "next" if i % 3 == 2 else "normal", next_lead=600)
-        await reader.store.queue(ids[0], "next", next_lead=600)  # moving lanes is a tap too
-        line = await reader.store.waiting()
+            await reader._store.queue(article_id, "next" if i % 3 == 2 else "normal", next_lead=600)
+        await reader._store.queue(ids[0], "next", next_lead=600)  # moving lanes is a tap too
+        line = await reader._store.waiting()
         reported = [item["article_id"] for item in sorted(line, key=lambda item: item["position"])]
-        one_by_one = {a: (await reader.store.get_article(a))["position"] for a in ids}
+        one_by_one = {a: (await reader._store.get_article(a))["position"] for a in ids}
     assert [one_by_one[a] for a in reported] == list(range(1, 13))
     # every next-lane tap (0, 2, 5, 8, 11) was made within the lead: all of them go first
     assert reported[:5] == [ids[0], ids[2], ids[5], ids[8], ids[11]]
@@ -47,7 +47,7 @@ async def test_positions_reported_equal_the_order_workers_serve_with_both_lanes_
     with worker_process(settings, "--concurrency", "2"):
         async with running(settings, concurrency=2) as reader:
             await wait_for(lambda: _drained(reader, 12), timeout=60)
-            runs = await reader.store.runs()
+            runs = await reader._store.runs()
     assert [r["article_id"] for r in sorted(runs, key=lambda r: r["id"])] == reported
     assert {r["outcome"] for r in runs} == {"cached"}
 
@@ -61,15 +61,15 @@ async def test_a_stream_of_read_next_taps_cannot_starve_the_normal_lane(settings
         tapped: dict[int, float] = {}
         for article_id in normal:
             tapped[article_id] = time.time()
-            await reader.store.queue(article_id, "normal", next_lead=lead)
-        reader.worker.wake()
+            await reader._store.queue(article_id, "normal", next_lead=lead)
+        reader._worker.wake()
         for article_id in nexts:  # a read-next tap every 50 ms while the normal taps wait
             await asyncio.sleep(0.05)
             tapped[article_id] = time.time()
-            await reader.store.queue(article_id, "next", next_lead=lead)
-            reader.worker.wake()
+            await reader._store.queue(article_id, "next", next_lead=lead)
+            reader._worker.wake()
         await wait_for(lambda: _drained(reader, 40), timeout=60)
-        started = {r["article_id"]: r["started_at"] for r in await reader.store.runs()}
+        started = {r["article_id"]: r["started_at"] for r in await reader._store.runs()}
 
     # The promise: a normal article is never passed by a read-next tap made more than
     # `lead` seconds after it (20 ms slack for the clock read around the tap).
@@ -85,15 +85,15 @@ async def test_unqueueing_an_article_being_cleaned_finishes_and_keeps_the_work(s
     gate = threading.Event()
     async with running(settings) as reader:
         [article_id] = await _articles(reader, pages, 1, gate=gate)
-        await reader.store.queue(article_id)
-        reader.worker.wake()
+        await reader._store.queue(article_id)
+        reader._worker.wake()
         await wait_for(lambda: pages.hits["/p0.html"] == 1)
-        assert await reader.store.unqueue(article_id)
-        assert (await reader.store.get_article(article_id))["state"] == "cleaning"
+        assert await reader._store.unqueue(article_id)
+        assert (await reader._store.get_article(article_id))["state"] == "cleaning"
         gate.set()
-        await wait_for(lambda: reader.store.get_content(article_id))
-        runs = await reader.store.runs(article_id)
-        article = await reader.store.get_article(article_id)
+        await wait_for(lambda: reader._store.get_content(article_id))
+        runs = await reader._store.runs(article_id)
+        article = await reader._store.get_article(article_id)
     assert article["state"] == "ready"
     assert [r["outcome"] for r in runs] == ["cached"]
 
@@ -102,12 +102,12 @@ async def test_three_worker_processes_and_the_app_worker_drain_sixty_slow_pages_
     async with running(settings, worker=False) as reader:
         ids = await _articles(reader, pages, 60, delay=0.3)
         for i, article_id in enumerate(ids):
-            await reader.store.queue(article_id, "next" if i % 10 == 0 else "normal", next_lead=600)
-        order = [item["article_id"] for item in await reader.store.waiting()]
+            await reader._store.queue(article_id, "next" if i % 10 == 0 else "normal", next_lead=600)
+        order = [item["article_id"] for item in await reader._store.waiting()]
     with worker_process(settings), worker_process(settings), worker_process(settings):
         async with running(settings) as reader:
             await wait_for(lambda: _drained(reader, 60), timeout=120)
-            runs = sorted(await reader.store.runs(), key=lambda r: r["id"])
+            runs = sorted(await reader._store.runs(), key=lambda r: r["id"])
     assert [r["article_id"] for r in runs] == order  # the lane rule held across processes
     assert all(pages.hits[f"/p{i}.html"] == 1 for i in range(60))
     assert len({r["worker"] for r in runs}) == 4  # every worker took part
@@ -142,10 +142,10 @@ def test_wait_estimates_follow_each_sites_recent_times_the_work_ahead_and_the_wo
 
 async def test_live_workers_register_their_capacity_and_leave_on_shutdown(settings):
     async with running(settings, worker=False) as reader:
-        assert await reader.store.capacity() == 0
+        assert await reader._store.capacity() == 0
         async with running(settings, concurrency=3, refresher=False) as other:
             await wait_for(lambda: _capacity_is(other, 3))
-        assert await reader.store.capacity() == 0
+        assert await reader._store.capacity() == 0
 
 
 async def test_a_write_cancelled_at_any_moment_leaves_the_next_write_working(settings):
@@ -154,7 +154,7 @@ async def test_a_write_cancelled_at_any_moment_leaves_the_next_write_working(set
     anyway), so the worker's goodbye failed and its capacity stayed counted: raced here by
     cancelling heartbeats at every moment of their write."""
     async with running(settings, worker=False) as reader:
-        store = reader.store
+        store = reader._store
         for attempt in range(300):
             beat = asyncio.create_task(store.worker_alive("w", 3, ttl=60))
             for _ in range(attempt % 6):  # each step of the write is one await of the loop
@@ -166,7 +166,7 @@ async def test_a_write_cancelled_at_any_moment_leaves_the_next_write_working(set
 
 
 async def _capacity_is(reader, n):
-    return await reader.store.capacity() == n
+    return await reader._store.capacity() == n
 
 
 async def test_cards_and_the_api_estimate_the_wait_from_the_ledger_and_the_workers(settings, pages):
@@ -180,7 +180,7 @@ async def test_cards_and_the_api_estimate_the_wait_from_the_ledger_and_the_worke
         await client.post(f"/api/articles/{ids[2]}/queue")
         await wait_for(lambda: pages.hits["/p2.html"] == 1)
         tapped = [(await client.post(f"/api/articles/{i}/queue")).json() for i in ids[3:]]
-        assert await reader.store.capacity() == 1
+        assert await reader._store.capacity() == 1
         expected = [t["wait_seconds"] for t in tapped]
         assert 0 < expected[0] < expected[1]  # the second waits for the first as well
         page = (await client.get("/queue")).text

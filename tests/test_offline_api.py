@@ -63,7 +63,7 @@ async def test_racing_replays_apply_once(quiet, pages):
                                      for _ in range(20)))
     assert {r.status_code for r in answers} == {200}
     assert len({r.content for r in answers}) == 1
-    store = quiet.app.state.reader.store  # type: ignore[attr-defined]
+    store = quiet.app.state.reader._store  # type: ignore[attr-defined]
     assert await store.actions_count() == 1
     row = await store.action(star)
     assert row["action"] == f"POST /api/articles/{a}/star" and row["status"] == 200
@@ -233,7 +233,7 @@ async def test_an_action_cut_off_while_applied_is_applied_by_its_replay(quiet, p
     from reader.store.devices import ACTION_STALE
 
     _, [a] = await subscribe_slugs(quiet, pages, ["one"])
-    store = quiet.app.state.reader.store  # type: ignore[attr-defined]
+    store = quiet.app.state.reader._store  # type: ignore[attr-defined]
     cut = key()
     assert await store.begin_action(cut, f"POST /api/articles/{a}/star") is None  # claimed, never finished
     with sqlite3.connect(settings.db) as db:

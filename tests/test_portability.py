@@ -51,7 +51,7 @@ async def test_backup_while_the_app_runs_and_a_worker_writes(settings, pages, tm
     copy.parent.mkdir()
     async with app_client(settings) as client:  # the in-process worker cleans what is tapped
         assert (await client.post("/api/feeds", json={"url": feed})).status_code == 201
-        store = client.app.state.reader.store
+        store = client.app.state.reader._store
         for item in (await client.get("/api/articles")).json()["items"]:
             await client.post(f"/api/articles/{item['id']}/queue")
         before = await article_count(store)
@@ -118,7 +118,7 @@ async def make_library(settings, pages) -> dict:
     feed = pages.add("/feed.xml", rss([{"title": f"Item {i}", "link": link, "summary": f"Summary {i}"}
                                        for i, link in enumerate(links)], title="Exported feed"), headers=RSS)
     async with app_client(settings.replace(serve_workers=0)) as client:
-        store = client.app.state.reader.store
+        store = client.app.state.reader._store
         feed_id = (await client.post("/api/feeds", json={"url": feed})).json()["id"]
         await client.post(f"/feeds/{feed_id}/rename", data={"title": "My feed"})
         by_url = {a["url"]: a["id"] for a in (await client.get("/api/articles")).json()["items"]}
@@ -160,7 +160,7 @@ async def test_export_then_import_into_an_empty_database_restores_the_library(se
             library["later"]: "new"}
         assert items[library["saved"]]["title"] == "Saved page" and items[library["saved"]]["feed_id"] is None
         assert items[library["later"]]["title"] == "Later"
-        store = client.app.state.reader.store
+        store = client.app.state.reader._store
         one = await store.get_article(items[library["links"][0]]["id"])
         two = await store.get_article(items[library["links"][1]]["id"])
         assert one["read_at"] is not None and one["starred_at"] is None

@@ -19,7 +19,7 @@ PATHS = ["/", "/queue", "/api/queue", "/api/articles", "/live?" + "&".join(f"id=
 async def test_positions_hold_while_workers_take_and_hand_back(settings):
     settings = settings.replace(serve_workers=0)  # this test is the only worker
     async with app_client(settings) as client:
-        store = client.app.state.reader.store
+        store = client.app.state.reader._store
         ids = [(await store.save_link(f"http://127.0.0.1:9/{i}"))[0] for i in range(40)]
         for article_id in ids:
             await store.queue(article_id)
@@ -90,7 +90,7 @@ async def test_taps_answer_every_pending_card_from_one_read_while_workers_take(s
     and a card a worker has taken shows 'cleaning…' in the very next answer, never a place."""
     settings = settings.replace(serve_workers=0)  # this test is the only worker
     async with app_client(settings) as client:
-        store = client.app.state.reader.store
+        store = client.app.state.reader._store
         ids = [(await store.save_link(f"http://127.0.0.1:9/{i}"))[0] for i in range(12)]
         for article_id in ids[:6]:
             await store.queue(article_id)

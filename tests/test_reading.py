@@ -160,7 +160,7 @@ async def test_opening_an_uncleaned_article_paints_at_once_and_the_open_alone_ge
     gate = threading.Event()
     pages.add("/slow.html", article_html("Slow", "marker-slow"), gate=gate)
     async with app_client(settings.replace(serve_workers=0, open_wait=default_wait)) as client:
-        store = client.app.state.reader.store
+        store = client.app.state.reader._store
         _, [slow] = await subscribe(client, pages, ["slow"], summaries={"slow": "&lt;p&gt;summary-slow&lt;/p&gt;"})
         try:
             page = await client.get(f"/articles/{slow}")

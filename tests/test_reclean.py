@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 
-from reader.web.app import running
+from reader.core import running
 
 from . import commands
 from .helpers import app_client
@@ -37,7 +37,7 @@ async def test_reclean_cleans_again_from_the_stored_page_and_fetches_nothing(set
     images = '<figure><img src="/img/a.png" alt="A"></figure><figure><img src="/img/b.png" alt="B"></figure>'
     article_id = await _cleaned(settings, pages, "kept", page_with(images))
     async with running(settings, worker=False) as reader:
-        before = await reader.store.get_content(article_id)
+        before = await reader._store.get_content(article_id)
         assert len(image_srcs(before["html"])) == 2
     # the site changes its page: a fetch would now see other words
     pages.add("/kept.html", page_with(images, "Changed since"))
@@ -48,10 +48,10 @@ async def test_reclean_cleans_again_from_the_stored_page_and_fetches_nothing(set
     assert pages.hits["/kept.html"] == 1 and pages.hits["/img/a.png"] == 1 and pages.hits["/img/b.png"] == 1
 
     async with running(settings, worker=False) as reader:
-        after = await reader.store.get_content(article_id)
-        runs = await reader.store.runs(article_id)
-        kinds = await reader.store.stats_by_kind()
-        images_kept = await reader.store.images_of(article_id)
+        after = await reader._store.get_content(article_id)
+        runs = await reader._store.runs(article_id)
+        kinds = await reader._store.stats_by_kind()
+        images_kept = await reader._store.images_of(article_id)
         found = await reader.search("Changed")
     assert after["cleaned_at"] > before["cleaned_at"]
     assert "Changed since" not in after["html"] and image_srcs(after["html"]) == image_srcs(before["html"])
@@ -84,7 +84,7 @@ async def test_a_page_the_cleaner_could_not_clean_is_kept_and_reclean_failed_tri
     assert pages.hits["/empty.html"] == 1
 
     async with running(settings, worker=False) as reader:
-        runs = await reader.store.runs(article_id)
+        runs = await reader._store.runs(article_id)
         article = await reader.article(article_id)
     assert [(r["kind"], r["outcome"]) for r in runs] == [("fetch", "failed"), ("reclean", "failed")]
     assert article.state == "failed" and article.error
@@ -104,13 +104,13 @@ async def test_an_article_with_no_stored_page_is_skipped_and_unknown_ids_are_sai
 async def test_raw_pages_past_the_budget_are_dropped_oldest_first(settings, pages):
     ids = [await _cleaned(settings, pages, f"p{i}", page_with("", f"Page {i}")) for i in range(4)]
     async with running(settings, worker=False) as reader:
-        sizes = [(await reader.store.raw_page(i)).size for i in ids]
+        sizes = [(await reader._store.raw_page(i)).size for i in ids]
     budget = sizes[0] + sizes[1] + sizes[2] // 2  # room for two pages and a half
     tight = settings.replace(raw_pages_bytes=budget)
     await _cleaned(tight, pages, "p4", page_with("", "Page 4"))
     async with running(tight, worker=False) as reader:
-        kept = [i for i in [*ids, ids[-1] + 1] if await reader.store.raw_page(i) is not None]
-        totals = await reader.store.media_totals()
+        kept = [i for i in [*ids, ids[-1] + 1] if await reader._store.raw_page(i) is not None]
+        totals = await reader._store.media_totals()
     assert kept == [ids[-1], ids[-1] + 1]
     assert totals["raw_page_bytes"] <= budget
 
@@ -121,16 +121,16 @@ async def test_an_article_cleaned_before_images_were_kept_gets_them_from_reclean
     picture = pages.url("/img/old.png")
     async with running(settings, worker=False) as reader:
         # what an earlier reader stored: remote image addresses, no raw page, no images
-        article_id, _ = await reader.store.save_link(link)
-        run = await reader.store.claim(article_id, "earlier-reader", 30)
+        article_id, _ = await reader._store.save_link(link)
+        run = await reader._store.claim(article_id, "earlier-reader", 30)
         html = f'<p>Text kept from before.</p><figure><img src="{picture}" alt="Old"></figure>'
-        await reader.store.store_cleaned(run, {"title": "Old", "author": None, "published": None, "html": html,
+        await reader._store.store_cleaned(run, {"title": "Old", "author": None, "published": None, "html": html,
                                                "text": "Text kept from before.", "words": 4})
     done = cli(settings, "reclean", "--all")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"article {article_id}: recleaned"
     async with running(settings, worker=False) as reader:
-        content = await reader.store.get_content(article_id)
+        content = await reader._store.get_content(article_id)
     assert image_srcs(content["html"]) == [f"/articles/{article_id}/images/{hashlib.sha256(png(7)).hexdigest()}"]
     assert "Text kept from before." in content["html"]
     assert pages.hits["/old.html"] == 0 and pages.hits["/img/old.png"] == 1

@@ -8,7 +8,7 @@ import re
 
 import httpx
 
-from reader.web.access import CSRF_COOKIE
+from reader.web.csrf import CSRF_COOKIE
 
 from .helpers import RSS, app_client, rss
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 
-from reader.web.access import CSRF_COOKIE
+from reader.web.csrf import CSRF_COOKIE
 
 from .helpers import RSS, app_client, assert_strict_csp, rss, run_cli, wait_for, worker_process
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from reader.web.app import running
+from reader.core import running
 from reader.errors import ExtractionFailed
 
 from .helpers import article_html

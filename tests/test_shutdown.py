@@ -13,7 +13,7 @@ import time
 
 import httpx
 
-from reader.web.app import running
+from reader.core import running
 from reader.store import Store
 
 from . import commands
@@ -27,10 +27,10 @@ async def _library(settings, pages, slugs, **route) -> dict[str, int]:
     async with running(settings, worker=False, refresher=False) as reader:
         from reader.feeds.refresh import refresh_feeds
 
-        feed_id, _ = await reader.store.add_feed(feed)
-        await refresh_feeds(reader.store, reader.client, reader.pool, [await reader.store.get_feed(feed_id)],
+        feed_id, _ = await reader._store.add_feed(feed)
+        await refresh_feeds(reader._store, reader._client, reader._pool, [await reader._store.get_feed(feed_id)],
                             max_bytes=10**7, deadline=10)
-        by_url = {a["url"]: a["id"] for a in await reader.store.list_articles(limit=100)}
+        by_url = {a["url"]: a["id"] for a in await reader._store.list_articles(limit=100)}
     return {slug: by_url[link] for slug, link in links.items()}
 
 
@@ -146,8 +146,8 @@ async def test_shutdown_past_the_grace_period_hands_the_claim_back_for_the_next_
         assert await store.claim_holder(ids["stuck"]) is None  # handed back, not left to expire
         assert [a["article_id"] for a in await store.waiting()] == [ids["stuck"]]  # the tap is kept
     async with running(settings) as reader:  # the next start takes it at once
-        await wait_for(lambda: reader.store.get_content(ids["stuck"]), timeout=20)
-        runs = await reader.store.runs(ids["stuck"])
+        await wait_for(lambda: reader._store.get_content(ids["stuck"]), timeout=20)
+        runs = await reader._store.runs(ids["stuck"])
     assert [r["outcome"] for r in runs] == ["abandoned", "cached"]
     assert "Task was destroyed" not in output and "Traceback" not in output, output
 

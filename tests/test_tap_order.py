@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 
-from reader.web.app import running
+from reader.core import running
 from reader.records import READING_LIST, ArticleFilter
 from reader.store import ListFilter, Store
 from reader.store.articles import list_statement, reading_statement
@@ -67,8 +67,8 @@ async def test_the_ready_list_and_its_neighbours_follow_the_tap_then_cleaning_ti
         a, b, c, d, e, f = (by_url[pages.url(f"/{slug}.html")] for slug in "abcdef")
         # imported with their text, never tapped: at their cleaning time; two at the same
         # time stand in id order
-        outcome = await reader.import_file(export_of(pages, ["one", "two", "three"], [1000.0, 1000.0, 500.0]),
-                                           "library.json")
+        outcome = await reader.import_data(export_of(pages, ["one", "two", "three"], [1000.0, 1000.0, 500.0]),
+                                           "library.json", fetch=False)
         assert outcome.contents == 3
         imported = {x.url: x.id for x in await reader.articles(state="ready", limit=50)}
         one, two, three = (imported[pages.url(f"/imported-{n}.html")] for n in ("one", "two", "three"))

@@ -410,7 +410,7 @@ async def test_the_stats_page_shows_the_ledger_counts(quiet, pages):
     assert all(t and not t.isdigit() for t in titles.values())
     # an article gone from the library keeps its line in the ledger, by number (unsubscribing
     # removes the failed one; the one read with its cleaned text is kept, by title)
-    store = quiet.app.state.reader.store
+    store = quiet.app.state.reader._store
     feed_id = (await quiet.get("/api/feeds")).json()["feeds"][0]["id"]
     await store.delete_feed(feed_id)
     page = (await quiet.get("/stats")).text

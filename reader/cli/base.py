@@ -12,7 +12,7 @@ from ..core import Reader
 from ..settings import Settings
 # The composition root (the Reader with its store, pool and client) is still
 # reader/web/app.py's `running`; once it moves into reader/core, import it from there.
-from ..web.app import running
+from ..core import running
 
 Command = Callable[[Settings, argparse.Namespace], int]
 

@@ -14,8 +14,9 @@ from typing import Any
 from ..core import library
 from ..resources import seed_db
 from ..settings import Settings
-from ..web.access import server_options
-from ..web.app import create_app, running, stop_taking_work
+from ..web.server import server_options
+from ..core import running
+from ..web.app import create_app, stop_taking_work
 from .base import Command, one_line, whole
 
 EXAMPLE_DB = seed_db()

@@ -2,8 +2,12 @@
 any interface to come import this package (with reader.records, reader.errors,
 reader.settings and reader.params) and nothing below it.
 
+    running     the composition root: opens the resources, starts the background work,
+                yields the one Reader (the web app's lifespan and the CLI enter it)
     reader      the Reader facade: taps into the line, lists with their waits, search,
                 reading state, saved links, subscriptions, stats
+    reading     the direct lane: an article opened now, with a bounded wait, one task
+                per article, a failed one not tried again by opening it
     waits       positions in the line turned into honest waiting times
     imports     another app's export read into the library (never queued or fetched)
     exports     backup, export and import of reader's own library file
@@ -16,13 +20,18 @@ from .reader import (
     MAX_LIMIT,
     READING_LIST,
     SEARCH_MAX_OFFSET,
+    STATES,
     ArticleFilter,
     Reader,
+    Saved,
     parse_bool,
     parse_filter,
     parse_int,
+    parse_list_page,
     snippet_html,
 )
+from .reading import Opened, OpenedBy, OpenedPage
+from .running import running
 
 __all__ = [
     "LANES",
@@ -30,10 +39,17 @@ __all__ = [
     "MAX_LIMIT",
     "READING_LIST",
     "SEARCH_MAX_OFFSET",
+    "STATES",
     "ArticleFilter",
+    "Opened",
+    "OpenedBy",
+    "OpenedPage",
     "Reader",
+    "Saved",
     "parse_bool",
     "parse_filter",
     "parse_int",
+    "parse_list_page",
+    "running",
     "snippet_html",
 ]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import re
 import uuid
 from collections.abc import Sequence
@@ -25,16 +24,15 @@ import lxml.html
 
 from .reader import MAX_LIMIT, Reader
 from ..formats.opds import CatalogEntry, build_opds
-from ..formats.epub import Edition, EditionArticle, EditionImage, assemble_epub, sniff_image_type
+from ..formats.epub import Edition, EditionArticle, EditionImage, sniff_image_type
 from ..errors import Conflict, NotFound
-from ..fetch import FetchError, fetch
 from ..records import Article, Content
 
 # Articles an edition looks at, at most: past this the size cap has long stopped it.
 MAX_EDITION_ARTICLES = 1000
 IMAGE_FETCHES_AT_ONCE = 4
 IMAGES_PER_ARTICLE = 30
-# How an article's HTML names an image stored with it (reader/images.py).
+# How an article's HTML names an image stored with it (reader/clean/images.py).
 _STORED = re.compile(r"/articles/(?P<id>[0-9]+)/images/(?P<hash>[0-9a-f]{64})")
 _NAMESPACE = uuid.UUID("0d7e4c1b-9a3f-4f52-8c61-2b5e7f9a1c30")
 
@@ -89,11 +87,10 @@ async def make_edition(reader: Reader, filters: Filters, *, title: str | None = 
         used += len(item.html) + sum(len(image.data) for image in item.images)
         if used > max_bytes:
             break  # assemble_epub stops at the cap and counts what it left out
-    # Turning a few hundred articles into XHTML takes seconds of CPU: the extraction pool
-    # does it, so the event loop keeps answering meanwhile.
-    edition = await reader.pool.run(functools.partial(
-        assemble_epub, book_articles, title=title or edition_title(filters, feed_title), max_bytes=max_bytes,
-        description="Ready and unread articles from reader."))
+    # Turning a few hundred articles into XHTML takes seconds of CPU: Reader.epub does it
+    # in the extraction pool, so the event loop keeps answering meanwhile.
+    edition = await reader.epub(book_articles, title=title or edition_title(filters, feed_title),
+                                max_bytes=max_bytes, description="Ready and unread articles from reader.")
     skipped = len(articles) - len(book_articles)
     return Edition(edition.data, edition.included, edition.left_out + skipped, edition.identifier)
 
@@ -106,9 +103,8 @@ async def article_book(reader: Reader, article_id: int) -> Edition:
         raise Conflict("this article is not cleaned yet: queue it, and download it once it is ready")
     item = _with_content(article, content)
     item = dataclasses.replace(item, images=await _images(reader, content.html, reader.settings.edition_max_bytes))
-    return await reader.pool.run(functools.partial(
-        assemble_epub, [item], title=item.title, creator=item.author or item.site or "reader",
-        identifier=article_urn(article)))
+    return await reader.epub([item], title=item.title, creator=item.author or item.site or "reader",
+                             identifier=article_urn(article))
 
 
 async def catalog(reader: Reader, origin: str, filters: Filters = Filters()) -> bytes:
@@ -188,7 +184,6 @@ async def _images(reader: Reader, html: str, budget: int) -> list[EditionImage]:
     if not sources or budget <= 0:
         return []
     gate = asyncio.Semaphore(IMAGE_FETCHES_AT_ONCE)
-    settings = reader.settings
 
     async def one(src: str) -> EditionImage | None:
         stored = _STORED.fullmatch(src)
@@ -199,11 +194,9 @@ async def _images(reader: Reader, html: str, budget: int) -> list[EditionImage]:
                 return None
             return EditionImage(src, image.data, image.type)
         async with gate:
-            try:
-                response = await fetch(reader.client, src, max_bytes=min(settings.max_page_bytes, budget),
-                                       deadline=settings.fetch_timeout, accept="image/png,image/jpeg,image/gif")
-            except FetchError:
-                return None
+            response = await reader.fetch_image(src, budget)
+        if response is None:
+            return None
         if sniff_image_type(response.body) is None:
             return None
         return EditionImage(src, response.body, response.content_type)

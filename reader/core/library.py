@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -142,33 +141,6 @@ async def export_opml(store: Store) -> bytes:
     return build_opml(FeedRecord(url=f["url"], title=f["title"], site_url=f["site_url"],
                                  folder=folder_path(f["folder"]))
                       for f in await store.list_feeds(counts=False))
-
-
-# -- what the feeds page calls until it takes import_data (then delete these) ---------------
-
-
-@dataclass
-class ImportResult:
-    """An OPML import as Reader.import_opml answers it: the same as an ImportOutcome's
-    new_feed_ids, feeds_there and refused_feeds, without the fetch."""
-
-    added: list[int] = field(default_factory=list)  # ids of feeds newly subscribed
-    existing: int = 0  # already subscribed
-    skipped: list[str] = field(default_factory=list)  # xmlUrls that are not http(s) URLs
-
-
-class OpmlError(Invalid):
-    """Why an OPML file is refused, without its name (Reader.import_opml adds the name)."""
-
-
-async def import_opml(store: Store, data: bytes) -> ImportResult:
-    """Subscribe to every feed in an OPML file, fetching nothing (Reader.import_opml)."""
-    unnamed = "the file"
-    try:
-        outcome = await import_data(store, data, unnamed, fetch=None, opml_only=True)
-    except Invalid as exc:
-        raise OpmlError(exc.message.removeprefix(f"{unnamed}: ")) from None
-    return ImportResult(added=outcome.new_feed_ids, existing=outcome.feeds_there, skipped=outcome.refused_feeds)
 
 
 # -- the database file, without the app -----------------------------------------------------

@@ -1,28 +1,33 @@
 """The core: what reader does, behind every interface.
 
-The pages (views.py), the JSON API (api.py) and the command line (cli.py) are adapters:
+The pages (reader/web/pages), the JSON API (reader/web/api) and the command line
+(reader/cli) are adapters:
 they parse their input, call a `Reader` method and shape its answer. The rules live
 here: the one tap into the queue, an article with its place in the line and its wait,
-search, reading state, saved links, subscriptions, OPML. A refusal is a `ReaderError`
+the direct lane (reading.py), search, reading state, saved links, subscriptions, OPML. A refusal is a `ReaderError`
 (reader/errors.py), which each adapter maps in one place.
 
 The parsing the adapters share is written once and exported from here too: `parse_bool`
-and `parse_int` with the id and offset caps (reader/params.py), `check_url`
-(reader/urls.py), `snippet_html` for search results.
+and `parse_int` with the id and offset caps (reader/params.py), `parse_filter` and
+`parse_list_page` for a list and a page of it, `check_url` (reader/urls.py),
+`snippet_html` for search results.
+
+The store, the cleaner, the pool, the HTTP client and the worker are private: an adapter
+asks the Reader, never them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
+import functools
 import logging
 import html
 import math
 import re
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,16 +35,19 @@ from urllib.parse import urlsplit
 import httpx
 from markupsafe import Markup, escape
 
-from ..jobs.cleaning import ArticleFailed, Cleaner, ShuttingDown, UnknownArticle
+from ..jobs.cleaning import Cleaner
 from ..feeds.discover import NoFeedFound, NotSubscribed, Subscription, subscribe
-from ..errors import Conflict, ExtractionFailed, Invalid, NotFound, ReaderError, Stopping, Unavailable
+from ..errors import Conflict, Invalid, Malformed, NotFound, ReaderError, Unavailable
+from ..fetch import FetchError, Response, fetch
+from ..formats.epub import Edition, EditionArticle, assemble_epub
 from ..pool import CpuPool
 from ..feeds.refresh import RefreshResult, refresh_feeds
+from .reading import DirectLane, Opened, OpenedBy, OpenedPage, cleaning_errors, marks_read, starts_cleaning
 from .waits import Timings, Work, estimate_waits
-from .imports import ImportFileError, ImportJob, ImportOutcome, Progress, apply, parse
+from .imports import ImportJob, Progress
 from . import library
-from .library import ImportResult, OpmlError, export_opml, import_opml
-from .exports import bookmarks_html, import_export_data
+from .library import export_opml
+from .exports import bookmarks_html
 from ..params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
 from ..records import READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Link, Marked, StoredImage
 from ..settings import Settings
@@ -48,8 +56,9 @@ from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Stor
 from ..urls import check_url, normalize_url
 from ..jobs.worker import Worker
 
-__all__ = ["LANES", "READING_LIST", "ArticleFilter", "Marked", "parse_filter", "MAX_ID", "MAX_LIMIT", "SEARCH_MAX_OFFSET", "Reader", "parse_bool", "parse_int",
-           "parse_tags", "parse_title", "snippet_html"]
+__all__ = ["LANES", "READING_LIST", "ArticleFilter", "Marked", "parse_filter", "parse_list_page", "MAX_ID", "MAX_LIMIT",
+           "SEARCH_MAX_OFFSET", "STATES", "Reader", "Saved", "parse_bool", "parse_int", "parse_tags", "parse_title",
+           "snippet_html"]
 
 log = logging.getLogger(__name__)
 
@@ -98,15 +107,16 @@ def same_origin_images(content_html: str, origin: str) -> list[str]:
     return found
 
 
-def _match(text: str) -> str:
-    """What a person typed as an FTS5 query, within the same limits as a search."""
+def _match(text: str, named: str = "") -> str:
+    """What a person typed as an FTS5 query, within the same limits as a search. `named`:
+    what the refusal starts with (the interface's name for the text, as "q: ")."""
     if len(text) > MAX_SEARCH_CHARS:
-        raise Invalid(f"the search is too long ({len(text):,} characters): use at most {MAX_SEARCH_CHARS}")
+        raise Invalid(f"{named}the search is too long ({len(text):,} characters): use at most {MAX_SEARCH_CHARS}")
     terms = fts_terms(text)
     if not terms:
-        raise Invalid(f"nothing to search for in “{text[:100]}”: type a word or a \"quoted phrase\"")
+        raise Invalid(f"{named}nothing to search for in “{text[:100]}”: type a word or a \"quoted phrase\"")
     if len(terms) > MAX_SEARCH_TERMS:
-        raise Invalid(f"the search has too many words ({len(terms)}): use at most {MAX_SEARCH_TERMS}")
+        raise Invalid(f"{named}the search has too many words ({len(terms)}): use at most {MAX_SEARCH_TERMS}")
     return " ".join(terms)
 
 
@@ -152,6 +162,38 @@ def parse_filter(params: Mapping[str, Any], *, strict: bool = True) -> ArticleFi
         q=(q or "").strip(),  # a search that is too long is refused by search(), with a message
         tag=names["tag"], folder=names["folder"],
     )
+
+
+# Any whole number int() reads from text (it refuses more than 4,300 digits): the bound
+# that lets parse_int tell "not a number" apart from "out of range".
+_ANY_NUMBER = 10**4301
+
+
+def parse_list_page(params: Mapping[str, Any]) -> tuple[int | None, int | None, int]:
+    """Where a page of a list starts, from its link: (before, feed, offset): `before` the
+    last article id of the page before it, `feed` the feed it lists, `offset` a search
+    page's first result. Malformed (400: a link reader did not make) otherwise."""
+    try:
+        before, feed_id, offset = (parse_int(params.get(name), name, low=-_ANY_NUMBER, high=_ANY_NUMBER)
+                                   for name in ("before", "feed", "offset"))
+    except Invalid:
+        raise Malformed("before, feed and offset must be numbers") from None
+    if any(n is not None and not 0 <= n <= MAX_ID for n in (before, feed_id)):
+        raise Malformed("before and feed must be article and feed ids")
+    if offset is None:
+        offset = 0
+    if not 0 <= offset <= SEARCH_MAX_OFFSET:
+        raise Malformed(f"offset must be between 0 and {SEARCH_MAX_OFFSET}")
+    return before, feed_id, offset
+
+
+@dataclasses.dataclass(frozen=True)
+class Saved:
+    """A link saved: the article, whether saving added it, and whether it was queued."""
+
+    article: Article
+    created: bool
+    queued: bool = False
 
 
 def _selection(ids: Sequence[int] | None, within: ArticleFilter | None, until: int | None) -> dict[str, Any]:
@@ -200,33 +242,55 @@ def snippet_html(snippet: str | None) -> Markup:
     return Markup(marked.replace("\x02", "").replace("\x03", ""))
 
 
-@contextlib.contextmanager
-def _cleaning_errors() -> Iterator[None]:
-    """The cleaner's own exceptions as the core's error tree, in one place for every
-    lane that waits on it (open, the browser's page, reclean)."""
-    try:
-        yield
-    except ArticleFailed as exc:
-        raise ExtractionFailed(str(exc)) from None
-    except UnknownArticle:
-        raise NotFound("no such article") from None
-    except ShuttingDown:
-        raise Stopping() from None
-
-
 class Reader:
-    """Everything an interface needs, built once per process by `app.running`."""
+    """Everything an interface needs, built once per process by `running` (running.py)."""
 
     def __init__(self, settings: Settings, store: Store, client: httpx.AsyncClient, pool: CpuPool,
                  cleaner: Cleaner, worker: Worker | None) -> None:
         self.settings = settings
-        self.store = store
-        self.client = client
-        self.pool = pool
-        self.cleaner = cleaner
-        self.worker = worker
+        self._store = store
+        self._client = client
+        self._pool = pool
+        self._cleaner = cleaner
+        self._worker = worker
+        self._lane = DirectLane(cleaner, self.article)
         self.imports: dict[int, ImportJob] = {}  # the web form's imports, the latest few
         self._import_tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the database can only be read (a read-only file or disk): pages then
+        show no forms that would change anything."""
+        return self._store.read_only
+
+    # -- work in this process ----------------------------------------------------------
+
+    def stop_taking_work(self) -> None:
+        """Stop taking new work: the worker stops pulling from the line (extractions in
+        progress go on; `drain` bounds them)."""
+        if self._worker is not None:
+            self._worker.stop()
+
+    async def drain(self, grace: float | None = None) -> None:
+        """Shutdown: no open starts an extraction from now on, and those in progress get
+        `grace` seconds (READER_SHUTDOWN_GRACE by default) before they are cut off, which
+        releases their claims."""
+        await self._cleaner.drain(self.settings.shutdown_grace if grace is None else grace)
+
+    async def epub(self, articles: Sequence[EditionArticle], **options: Any) -> Edition:
+        """Articles as one EPUB (see formats/epub.assemble_epub for `options`), made in the
+        extraction pool: a few hundred articles are seconds of CPU, and the event loop
+        keeps answering meanwhile."""
+        return await self._pool.run(functools.partial(assemble_epub, articles, **options))
+
+    async def fetch_image(self, url: str, max_bytes: int) -> Response | None:
+        """An image from another site, through the same guarded client and deadline as
+        every fetch; None when it cannot be had."""
+        try:
+            return await fetch(self._client, url, max_bytes=min(self.settings.max_page_bytes, max_bytes),
+                               deadline=self.settings.fetch_timeout, accept="image/png,image/jpeg,image/gif")
+        except FetchError:
+            return None
 
     # -- articles -------------------------------------------------------------------
 
@@ -234,19 +298,19 @@ class Reader:
         """Records for store rows, each queued one with its estimated wait and the
         workers' capacity (the history and the line are read once, only when something is
         queued). The wait costs the article by its own site's recent runs and the work
-        ahead of it by theirs (reader/line.py). `tagged`: the rows carry their tags already."""
+        ahead of it by theirs (core/waits.py). `tagged`: the rows carry their tags already."""
         articles = [Article.from_row(row) for row in rows]
         if tagged:
             for a in articles:
                 a.tags = tuple(a.tags)
         elif articles:
-            tags = await self.store.tags_of([a.id for a in articles])
+            tags = await self._store.tags_of([a.id for a in articles])
             for a in articles:
                 a.tags = tuple(tags.get(a.id, ()))
         if any(a.state == "queued" for a in articles):
-            timings = Timings.from_runs(await self.store.recent_timings())
-            capacity = await self.store.capacity()
-            work = await self.store.work_in_line()
+            timings = Timings.from_runs(await self._store.recent_timings())
+            capacity = await self._store.capacity()
+            work = await self._store.work_in_line()
             waits = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
                                    timings, capacity)
             wait_of = {w["article_id"]: wait for w, wait in zip(work, waits)}
@@ -257,7 +321,7 @@ class Reader:
         return articles
 
     async def article(self, article_id: int) -> Article:
-        row = await self.store.get_article(article_id)
+        row = await self._store.get_article(article_id)
         if row is None:
             raise NotFound("no such article")
         return (await self._with_waits([row]))[0]
@@ -271,30 +335,32 @@ class Reader:
         is the last id of the previous page; `backwards` lists those ahead of it instead."""
         if state is not None and state not in STATES:
             raise Invalid(f"state must be one of {', '.join(STATES)}")
-        rows = await self.store.list_articles(state=state, feed_id=feed_id, before=before, ids=ids,
+        rows = await self._store.list_articles(state=state, feed_id=feed_id, before=before, ids=ids,
                                               unread=unread, starred=starred, tag=tag, folder=folder,
                                               limit=limit, backwards=backwards)
         return await self._with_waits(rows)
 
     async def search(self, text: str, *, limit: int = 50, offset: int = 0,
-                     within: ArticleFilter | None = None) -> list[Article]:
+                     within: ArticleFilter | None = None, param: str | None = None) -> list[Article]:
         """What a person typed, best match first, each with its snippet; `within` narrows
         it by the other filters. Nothing searchable in it, too much of it, or a search too
         broad to finish within the budget is Invalid, never an FTS syntax error and never a
-        frozen app."""
-        query = _match(text)
+        frozen app. `param`: the interface's name for the text, which the refusals about
+        the text then start with (as parse_int's name its parameter)."""
+        named = f"{param}: " if param else ""
+        query = _match(text, named)
         f = within or ArticleFilter()
         if f.state is not None and f.state not in STATES:
             raise Invalid(f"state must be one of {', '.join(STATES)}")
         try:
-            rows = await self.store.search(query, limit=limit, offset=offset, state=f.state,
+            rows = await self._store.search(query, limit=limit, offset=offset, state=f.state,
                                            feed_id=f.feed_id, unread=f.unread, starred=f.starred,
                                            tag=f.tag, folder=f.folder, budget=self.settings.search_budget)
         except TooSlow:
-            raise Invalid(f"the search for “{text[:100]}” is too broad to finish in time:"
+            raise Invalid(f"{named}the search for “{text[:100]}” is too broad to finish in time:"
                           " try fewer or rarer words") from None
         except sqlite3.OperationalError:  # fts_terms leaves no syntax; this is a last resort
-            raise Invalid(f"could not search for “{text[:100]}”: try plain words") from None
+            raise Invalid(f"{named}could not search for “{text[:100]}”: try plain words") from None
         articles = await self._with_waits(rows)
         for a, row in zip(articles, rows):
             a.snippet = row["snippet"]
@@ -333,47 +399,47 @@ class Reader:
         """Triage in bulk: mark read (or unread) these articles, or everything the filter
         matches up to article `until` (articles added after it are left alone: they
         arrived after the person looked). Only articles whose state changes count."""
-        changed, stamp = await self.store.mark_many(read, **_selection(ids, within, until))
+        changed, stamp = await self._store.mark_many(read, **_selection(ids, within, until))
         return Marked(ids=changed, stamp=stamp if read and changed else None)
 
     async def undo_read(self, stamp: float) -> list[int]:
         """Undo one bulk read: exactly the articles it changed are unread again."""
-        return await self.store.unmark_stamp(stamp)
+        return await self._store.unmark_stamp(stamp)
 
     async def unread_counts(self) -> dict[int | None, int]:
         """Unread articles per feed id (None: saved links)."""
-        return await self.store.unread_counts()
+        return await self._store.unread_counts()
 
     async def reading_count(self) -> int:
         """The reading list's length: cleaned and not done with (unread, or left part-way)."""
-        return await self.store.reading_count()
+        return await self._store.reading_count()
 
     async def newest_id(self) -> int:
-        return await self.store.newest_id()
+        return await self._store.newest_id()
 
     async def line(self) -> list[Article]:
         """The whole line: what is being cleaned, then what waits, in service order."""
-        return await self._with_waits(await self.store.line())
+        return await self._with_waits(await self._store.line())
 
     async def queue(self, article_id: int, lane: str = "normal") -> Article:
         """A person's tap: the one way into the queue."""
         if lane not in LANES:
             raise Invalid(f"lane must be one of {', '.join(LANES)}")
-        if not await self.store.queue(article_id, lane, self.settings.next_lead):
+        if not await self._store.queue(article_id, lane, self.settings.next_lead):
             raise NotFound("no such article")
-        if self.worker is not None:
-            self.worker.wake()
+        if self._worker is not None:
+            self._worker.wake()
         return await self.article(article_id)
 
     async def unqueue(self, article_id: int) -> Article:
-        await self.store.unqueue(article_id)
+        await self._store.unqueue(article_id)
         return await self.article(article_id)
 
     async def mark_read(self, article_id: int, read: bool = True) -> Article:
         """Mark read by hand: done with it, so it leaves the reading list even if it was
         left part-way (its place moves to the end). Unread: back on the list, and one read
         to the end starts over."""
-        if not await self.store.mark_read(article_id, read):
+        if not await self._store.mark_read(article_id, read):
             raise NotFound("no such article")
         return await self.article(article_id)
 
@@ -381,19 +447,19 @@ class Reader:
         """A person opened it: read, as in any feed reader (unread counts, the unread
         filter), but not done with. Left short of the end (records.FINISHED) it stays on the
         reading list, in progress, until its end is reached or it is marked read."""
-        if not await self.store.mark_opened(article_id):
+        if not await self._store.mark_opened(article_id):
             raise NotFound("no such article")
         return await self.article(article_id)
 
     async def star(self, article_id: int, starred: bool = True) -> Article:
-        if not await self.store.star(article_id, starred):
+        if not await self._store.star(article_id, starred):
             raise NotFound("no such article")
         return await self.article(article_id)
 
     async def set_tags(self, article_ids: Sequence[int], tags: Any, *, add_only: bool = False) -> int:
         """Give articles exactly these tags (add_only: these as well); how many were found."""
         names = parse_tags(tags)
-        found = await self.store.set_tags(article_ids, names, add_only=add_only)
+        found = await self._store.set_tags(article_ids, names, add_only=add_only)
         if not found:
             raise NotFound("no such article")
         return found
@@ -405,48 +471,14 @@ class Reader:
         names = parse_tags(tags)
         if not names:
             raise Invalid("tags: name at least one tag to add")
-        return await self.store.tag_many(names, **_selection(ids, within, until))
+        return await self._store.tag_many(names, **_selection(ids, within, until))
 
     async def notes(self, article_id: int) -> list[dict[str, Any]]:
         """Highlights and annotations brought from other apps, oldest first."""
-        return await self.store.notes_of(article_id)
+        return await self._store.notes_of(article_id)
 
     async def tags(self) -> list[dict[str, Any]]:
-        return await self.store.all_tags()
-
-    async def import_file(self, data: bytes, name: str, progress: Progress | None = None) -> ImportOutcome:
-        """Move in: any export format reader understands, told apart by content. Queues
-        nothing and fetches nothing (feeds are left to the refresher or a refresh)."""
-        try:
-            parsed = await asyncio.to_thread(parse, data, name)
-        except ImportFileError as exc:
-            raise Invalid(str(exc)) from None
-        if parsed.native is not None:
-            return await import_export_data(self.store, data, name)
-        return await apply(self.store, parsed, progress)
-
-    def start_import(self, data: bytes, name: str) -> ImportJob:
-        """import_file in the background, its progress and outcome on the job: the web
-        form answers at once and its page follows the job."""
-        job = ImportJob(id=max(self.imports, default=0) + 1, name=name)
-        self.imports[job.id] = job
-        for old in sorted(self.imports)[:-MAX_IMPORT_JOBS]:
-            if self.imports[old].finished:
-                del self.imports[old]
-
-        async def run() -> None:
-            try:
-                job.outcome = await self.import_file(data, name, job.progress)
-            except Invalid as exc:
-                job.error = exc.message
-            except Exception as exc:  # a storage failure: the page says so, the server goes on
-                log.exception("import of %s failed", name)
-                job.error = f"the import stopped: {exc}; what was stored stays, and importing again merges"
-
-        task = asyncio.create_task(run(), name=f"import-{job.id}")
-        self._import_tasks.add(task)
-        task.add_done_callback(self._import_tasks.discard)
-        return job
+        return await self._store.all_tags()
 
     def import_job(self, job_id: int) -> ImportJob:
         job = self.imports.get(job_id)
@@ -471,7 +503,7 @@ class Reader:
             at = now
         elif isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at) or at < 0:
             raise Invalid("at must be a time in seconds since the epoch")
-        stored = await self.store.set_read_position(article_id, round(float(fraction), 4), min(float(at), now))
+        stored = await self._store.set_read_position(article_id, round(float(fraction), 4), min(float(at), now))
         if stored is None:
             raise NotFound("no such article")
         return await self.article(article_id)
@@ -484,20 +516,20 @@ class Reader:
         for a different action is a Conflict."""
         if not isinstance(key, str) or not ACTION_KEY.fullmatch(key):
             raise Invalid("an action's id must be 8 to 100 letters, digits or . _ : -")
-        row = await self.store.begin_action(key, action)
+        row = await self._store.begin_action(key, action)
         if row is None:
             try:
                 answer = await apply()
             except ReaderError as exc:
                 if isinstance(exc, Unavailable):  # the disk, a shutdown: a replay may succeed
-                    await asyncio.shield(self.store.drop_action(key))
+                    await asyncio.shield(self._store.drop_action(key))
                     raise
-                await self.store.finish_action(key, exc.status, exc.message)
+                await self._store.finish_action(key, exc.status, exc.message)
                 raise
             except BaseException:
-                await asyncio.shield(self.store.drop_action(key))
+                await asyncio.shield(self._store.drop_action(key))
                 raise
-            await self.store.finish_action(key, 200, answer)
+            await self._store.finish_action(key, 200, answer)
             return answer
         deadline = time.monotonic() + ACTION_WAIT
         while row is not None and row["status"] is None and row["action"] == action:
@@ -506,7 +538,7 @@ class Reader:
                 error.retry_after = 1
                 raise error
             await asyncio.sleep(0.05)
-            row = await self.store.action(key)
+            row = await self._store.action(key)
         if row is None:  # dropped by the request applying it (it failed): apply it now
             return await self.once(key, action, apply)
         if row["action"] != action:
@@ -524,7 +556,7 @@ class Reader:
         budget = self.settings.offline_max_bytes
         chosen: list[OfflineArticle] = []
         total = 0
-        for row in await self.store.reading_list_contents(OFFLINE_ARTICLES):
+        for row in await self._store.reading_list_contents(OFFLINE_ARTICLES):
             total += row["bytes"]
             if total > budget:
                 break
@@ -536,12 +568,21 @@ class Reader:
         """Save any link as an article without a feed; (article, created). Queues
         nothing: that takes a tap."""
         checked = check_url(url)
-        article_id, created = await self.store.save_link(checked, parse_title(title))
+        article_id, created = await self._store.save_link(checked, parse_title(title))
         return await self.article(article_id), created
+
+    async def save_and_queue(self, url: Any, title: Any = None) -> Saved:
+        """"Save and queue", the person's tap on a confirmation: saved, then queued only if
+        it is new or failed (a ready one is there to read; one queued or being cleaned is
+        on its way already)."""
+        article, created = await self.save(url, title)
+        if article.state not in ("new", "failed"):
+            return Saved(article, created)
+        return Saved(await self.queue(article.id), created, queued=True)
 
     async def reading(self, article_id: int) -> tuple[Article, Content | None]:
         """An article and its cleaned content, if there is any, in one read."""
-        row, content = await self.store.reading(article_id)
+        row, content = await self._store.reading(article_id)
         if row is None:
             raise NotFound("no such article")
         [article] = await self._with_waits([row])
@@ -554,7 +595,7 @@ class Reader:
         keyed = not within.q and (within.state is None or within.state in STATES)
         around = ListFilter(state=within.state, feed_id=within.feed_id, unread=within.unread,
                             starred=within.starred, tag=within.tag, folder=within.folder) if keyed else None
-        row, content = await self.store.reading_page(article_id, around)
+        row, content = await self._store.reading_page(article_id, around)
         if row is None:
             raise NotFound("no such article")
         notes, count, version = row.pop("notes"), row.pop("reading_count"), row.pop("version")
@@ -570,20 +611,65 @@ class Reader:
         in one small read: the library's version (it grows with every change a page can
         show, made by any process) and whether the article is unread (opening it then
         has an effect of its own). Raises NotFound."""
-        found = await self.store.page_version(article_id)
+        found = await self._store.page_version(article_id)
         if found is None:
             raise NotFound("no such article")
         return found
 
     async def open(self, article_id: int) -> Content:
-        """The cleaned text, extracting it now if nobody has (the direct lane): the
-        claim row decides who extracts, and a loser waits for the winner's result."""
-        with _cleaning_errors():
-            return Content.from_row(await self.cleaner.open(article_id))
+        """The cleaned text, extracting it now if nobody has (the direct lane), however long
+        that takes: the claim row decides who extracts, and a loser waits for the winner's
+        result. Asking for the text itself (the API, the command line) is asking for the
+        work, so a failed article is tried again. Raises NotFound, ExtractionFailed, Stopping."""
+        await self.article(article_id)  # NotFound before any work starts
+        content = await self._lane.text(article_id)
+        assert content is not None  # no bound on the wait
+        return content
+
+    async def reading_state(self, article_id: int, *, wait: float = 0.0, by: OpenedBy = "person") -> Opened:
+        """The reader view's body as it is now: the text, or why it failed, or pending,
+        with the extraction started or joined if it is not (opened by another site's link:
+        nothing started) and waited for up to `wait` seconds. A failed article is not tried
+        again: a retry is a tap. Marks nothing."""
+        article, content = await self.reading(article_id)
+        return await self._lane.state(article, content, wait=wait, start=starts_cleaning(by))
+
+    async def open_page(self, article_id: int, within: ArticleFilter = READING_LIST, *,
+                        by: OpenedBy = "person") -> OpenedPage:
+        """An article's page opened: what `reading_page` reads, the text (waited for up to
+        READER_OPEN_WAIT seconds, as `reading_state`), and the article marked read if the
+        person opened it (once: later opens write nothing)."""
+        page = await self.reading_page(article_id, within)
+        opened = await self._lane.state(page.article, page.content, wait=self.settings.open_wait,
+                                        start=starts_cleaning(by))
+        article = opened.article
+        marked = article.read_at is None and marks_read(by)
+        if marked:
+            article = await self.mark_opened(article_id)
+        return OpenedPage(article, opened.content, opened.error, page=page,
+                          unchanged=page.content is not None and not marked)
+
+    async def kept_version(self, article_id: int, *, by: OpenedBy = "person") -> int | None:
+        """The library's version, if opening this article now changes nothing (a page of it
+        rendered at that version still holds), in one small read; None if opening it would
+        mark it read. Raises NotFound."""
+        found = await self._store.page_version(article_id)  # not page_version: this is the reopen's hot path
+        if found is None:
+            raise NotFound("no such article")
+        version, unread = found
+        return None if unread and marks_read(by) else version
+
+    @staticmethod
+    def changes_with_version(f: ArticleFilter) -> bool:
+        """Whether the list `f` (an article's neighbours in it) changes only when the
+        library's version does. The lists of the states a claim decides (queued, cleaning,
+        new, failed: reader/store/base.py's _STATE) also change as claims expire, with no
+        write; every other list is keyed by stored rows alone."""
+        return f.state is None or f.state == "ready"
 
     async def image(self, article_id: int, digest: str) -> StoredImage:
         """An image stored with an article, by its hash."""
-        image = await self.store.image(article_id, digest) if IMAGE_HASH.fullmatch(digest) else None
+        image = await self._store.image(article_id, digest) if IMAGE_HASH.fullmatch(digest) else None
         if image is None:
             raise NotFound("no such image")
         return image
@@ -601,16 +687,16 @@ class Reader:
             raise Invalid(f"the page is larger than {self.settings.max_page_bytes:,} bytes")
         article_id = await self._article_at(checked)
         if article_id is None:
-            article_id, _ = await self.store.save_link(checked, parse_title(title))
-        with _cleaning_errors():
-            content = Content.from_row(await self.cleaner.finish_with_page(article_id, page, checked))
+            article_id, _ = await self._store.save_link(checked, parse_title(title))
+        with cleaning_errors():
+            content = Content.from_row(await self._cleaner.finish_with_page(article_id, page, checked))
         return await self.article(article_id), content
 
     async def _article_at(self, url: str) -> int | None:
         """The article a page at `url` finishes: the same address, else the same link
         spelled differently (the address bar keeps a fragment or gains tracking
         parameters, a host in capitals), compared in their normal form."""
-        article_id = await self.store.article_for(url)
+        article_id = await self._store.article_for(url)
         if article_id is not None:
             return article_id
         try:
@@ -618,7 +704,7 @@ class Reader:
         except ValueError:
             return None
         host = urlsplit(url).hostname or ""
-        for candidate, candidate_url in await self.store.articles_on_host(host):
+        for candidate, candidate_url in await self._store.articles_on_host(host):
             try:
                 if normalize_url(candidate_url) == key:
                     return candidate
@@ -629,39 +715,39 @@ class Reader:
     async def reclean(self, article_id: int) -> tuple[str, str | None]:
         """Clean an article again from its stored raw page, fetching no page: (outcome,
         error), the outcome "cached", "failed" or "skipped"."""
-        with _cleaning_errors():
-            return await self.cleaner.reclean(article_id)
+        with cleaning_errors():
+            return await self._cleaner.reclean(article_id)
 
     async def reclean_ids(self, *, failed: bool = False) -> list[int]:
         """The articles a reclean can work on (those with a raw page; `failed`: only failed ones)."""
-        return await self.store.reclean_ids(failed=failed)
+        return await self._store.reclean_ids(failed=failed)
 
     async def capacity(self) -> int:
-        return await self.store.capacity()
+        return await self._store.capacity()
 
     async def stats(self) -> dict[str, Any]:
         """The ledger's counts (all kinds of run together), the bytes the runs took in,
         the same counts for each kind (`kinds`), and what stored images and raw pages take."""
-        stats: dict[str, Any] = dict(await self.store.stats())
-        kinds = await self.store.stats_by_kind()
+        stats: dict[str, Any] = dict(await self._store.stats())
+        kinds = await self._store.stats_by_kind()
         stats["bytes"] = sum(k["bytes"] for k in kinds.values())
         stats["kinds"] = kinds
-        stats.update(await self.store.media_totals())
+        stats.update(await self._store.media_totals())
         return stats
 
     async def latest_runs(self, limit: int = 20) -> list[dict[str, Any]]:
         """The ledger's latest runs, newest first, with their articles' titles."""
-        return await self.store.latest_runs(limit)
+        return await self._store.latest_runs(limit)
 
     async def runs(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The ledger, oldest first; with `limit`, only the latest runs."""
-        runs = await self.store.runs()
+        runs = await self._store.runs()
         return runs[-limit:] if limit else runs
 
     # -- feeds ------------------------------------------------------------------------
 
     async def feeds(self, *, counts: bool = True) -> list[Feed]:
-        return [Feed.from_row(row) for row in await self.store.list_feeds(counts=counts)]
+        return [Feed.from_row(row) for row in await self._store.list_feeds(counts=counts)]
 
     async def feed(self, feed_id: int) -> Feed:
         """One feed, with its article counts."""
@@ -674,7 +760,7 @@ class Reader:
         """Subscribe by a feed's URL or a site's (its feed is discovered)."""
         checked = check_url(url)
         try:
-            return await subscribe(self.store, self.client, self.pool, checked,
+            return await subscribe(self._store, self._client, self._pool, checked,
                                    max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout)
         except (NoFeedFound, NotSubscribed) as exc:
             raise Invalid(str(exc)) from None
@@ -684,12 +770,12 @@ class Reader:
         if folder is not None and not isinstance(folder, str):
             raise Invalid("folder must be text or null")
         name = " ".join(valid_text(folder).split())[:200] if folder else None
-        if not await self.store.set_folder(feed_id, name or None):
+        if not await self._store.set_folder(feed_id, name or None):
             raise NotFound("no such feed")
 
     async def unsubscribe_counts(self, feed_id: int) -> tuple[int, int]:
         """(articles unsubscribing would keep, articles it would remove)."""
-        counts = await self.store.unsubscribe_counts(feed_id)
+        counts = await self._store.unsubscribe_counts(feed_id)
         if counts is None:
             raise NotFound("no such feed")
         return counts
@@ -697,7 +783,7 @@ class Reader:
     async def unsubscribe(self, feed_id: int) -> tuple[int, int]:
         """Unsubscribe, keeping every article a person starred or read cleaned as a library
         item under the feed's name; returns (kept, removed)."""
-        result = await self.store.delete_feed(feed_id)
+        result = await self._store.delete_feed(feed_id)
         if result is None:
             raise NotFound("no such feed")
         return result
@@ -706,13 +792,13 @@ class Reader:
         name = parse_title(title, "name")
         if not name:
             raise Invalid("a feed's name cannot be empty")
-        if not await self.store.rename_feed(feed_id, name):
+        if not await self._store.rename_feed(feed_id, name):
             raise NotFound("no such feed")
 
     async def refresh(self, feeds: Sequence[Feed] | None = None) -> list[RefreshResult]:
         """Refresh these feeds (all of them by default) now, within the fetch limits."""
         chosen = await self.feeds(counts=False) if feeds is None else feeds
-        return await refresh_feeds(self.store, self.client, self.pool, [dataclasses.asdict(f) for f in chosen],
+        return await refresh_feeds(self._store, self._client, self._pool, [dataclasses.asdict(f) for f in chosen],
                                    max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout)
 
     async def refresh_ids(self, feed_ids: Sequence[int]) -> list[RefreshResult]:
@@ -720,21 +806,12 @@ class Reader:
         wanted = set(feed_ids)
         return await self.refresh([f for f in await self.feeds(counts=False) if f.id in wanted])
 
-    # -- OPML ---------------------------------------------------------------------------
-
-    async def import_opml(self, data: bytes, name: str = "the file") -> ImportResult:
-        """Subscribe to every feed in an OPML file (nothing is fetched here)."""
-        try:
-            return await import_opml(self.store, data)
-        except OpmlError as exc:
-            raise Invalid(f"{name}: {exc}") from None
-
     async def export_bookmarks(self) -> bytes:
         """The library as Netscape bookmark HTML, the format every other app imports."""
-        return await bookmarks_html(self.store)
+        return await bookmarks_html(self._store)
 
     async def export_opml(self) -> bytes:
-        return await export_opml(self.store)
+        return await export_opml(self._store)
 
     # -- the library as files: one way in, one rule for fetching after it (core/library.py)
 
@@ -744,14 +821,20 @@ class Reader:
         (`opml_only`: it must be OPML). Its new feeds are fetched right after it when
         there are at most library.IMPORT_FETCH_LIMIT, else left to the refresher (the one
         rule, reader/core/library.py); `fetch=False` opts out. Links are never fetched."""
-        return await library.import_data(self.store, data, name, fetch=self.refresh_ids if fetch else None,
+        return await library.import_data(self._store, data, name, fetch=self.refresh_ids if fetch else None,
                                          progress=progress, opml_only=opml_only)
 
     async def import_path(self, path: Path, *, progress: Progress | None = None,
                           fetch: bool = True) -> library.ImportOutcome:
         """import_data for a file, or for a directory of reader's own export."""
-        return await library.import_path(self.store, path, fetch=self.refresh_ids if fetch else None,
+        return await library.import_path(self._store, path, fetch=self.refresh_ids if fetch else None,
                                          progress=progress)
+
+    @staticmethod
+    def format_of(data: bytes, name: str) -> str:
+        """Which format reader reads a file as (told apart by content); Invalid for one it
+        does not import."""
+        return library.format_of(data, name)
 
     def start_import_data(self, data: bytes, name: str) -> ImportJob:
         """import_data in the background, its progress and outcome (with the fetch of its new

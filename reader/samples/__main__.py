@@ -9,7 +9,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from ..web.app import running
+from ..core import running
 from ..settings import Settings
 from . import SAMPLE_FEED_URL
 
@@ -18,7 +18,7 @@ async def build(path: Path) -> None:
     path.unlink(missing_ok=True)
     settings = Settings(db=path, extract_processes=0)
     async with running(settings, worker=False, refresher=False) as reader:
-        feed_id, _ = await reader.store.add_feed(SAMPLE_FEED_URL)
+        feed_id, _ = await reader._store.add_feed(SAMPLE_FEED_URL)
         [result] = await reader.refresh_ids([feed_id])
         if result.error:
             raise SystemExit(f"sample feed failed: {result.error}")

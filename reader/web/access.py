@@ -1,9 +1,13 @@
 """Who may do what, over HTTP. One ASGI middleware, outermost (outside even the handler
-that turns a crash into a 500), so every rule below holds for every answer.
+that turns a crash into a 500), so every rule below holds for every answer. What it
+applies is kept by job: headers.py (the security headers and the bare refusals),
+csrf.py (the pages' form tokens), sessions.py (login sessions, the password throttle);
+server.py is the layer below it, in uvicorn's protocol.
 
-* Security headers on every response, errors and 500s included: a Content-Security-Policy
-  without inline scripts and with images from reader only (an article's images are stored
-  with it, so no page can make the browser request another address), nosniff, no framing.
+* Security headers on every response, errors and 500s included (headers.py): a
+  Content-Security-Policy without inline scripts and with images from reader only (an
+  article's images are stored with it, so no page can make the browser request another
+  address), nosniff, no framing.
 * Only our own names: the Host header must be a loopback name or address, the host of
   READER_PUBLIC_URL, one of READER_ALLOWED_HOSTS, or the non-loopback address `serve` is
   bound to. Anything else is 421 before any route runs: a DNS-rebinding page (whose name
@@ -15,7 +19,7 @@ that turns a crash into a 500), so every rule below holds for every answer.
 * No cross-site writes. Browsers say where a request comes from (Sec-Fetch-Site, else
   Origin); a state-changing request from another site is refused. On top of that, every
   form the pages send carries a CSRF token (double submit: a SameSite=Strict cookie and
-  the same value in the form or the X-CSRF-Token header), checked by `checked_form`.
+  the same value in the form or the X-CSRF-Token header), checked by csrf.checked_form.
   The JSON API relies on the header check alone, so scripts and the CLI, which are not a
   browser another site can drive, use it without a token.
 * No cross-site subresources. A GET can have effects (opening an article marks it read and
@@ -23,93 +27,60 @@ that turns a crash into a 500), so every rule below holds for every answer.
   site only a top-level navigation (a followed link) is answered.
 * A password when reader listens beyond loopback (`READER_PASSWORD`): the pages then need
   a login, the API a bearer token (the same password). Wrong guesses are throttled per
-  client address and overall (429 with Retry-After); sessions are random ids held in memory.
+  client address and overall (429 with Retry-After); sessions are random ids held in
+  memory (sessions.py).
   E-reader apps get HTTP Basic with the same password, on /opds and the EPUB downloads
   only, throttled like the rest.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import collections
-import hashlib
 import hmac
-import ipaddress
 import math
 import re
 import secrets
-import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
 from urllib.parse import quote
 
-from starlette.datastructures import FormData
-from starlette.exceptions import HTTPException
 from starlette.requests import Request, cookie_parser
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import (
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..settings import MAX_URL_LENGTH, Settings
+from ..settings import MAX_URL_LENGTH, Settings, is_loopback
+from .csrf import CSRF_COOKIE
+from .headers import is_api, refusal, with_security_headers
+from .sessions import SESSION_COOKIE, Sessions, Throttle, client_key
 
-CSRF_COOKIE = "reader_csrf"
-CSRF_FIELD = "csrf"
-CSRF_HEADER = "x-csrf-token"
-SESSION_COOKIE = "reader_session"
-SESSION_LIFETIME = 400 * 86400  # seconds; the cookie's max-age
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
 # Reachable without logging in. Browsers fetch an app's manifest without cookies.
 OPEN_PATHS = ("/login", "/static/", "/manifest.webmanifest")
-
-# A password short enough to guess offline or by a slow online attack is refused when
-# reader is reachable from other machines; on loopback the only reader is the owner.
-MIN_PASSWORD_LENGTH = 12
 
 # Request bodies, counted while they stream. Before login nobody needs more than a login
 # form; a logged-in form or JSON body is a URL and a title; only an upload is large.
 PRE_LOGIN_BODY_BYTES = 16 * 1024
+
 FORM_BODY_BYTES = 1_000_000
+
 # Uploads, each with its own cap (a Settings field): an OPML file, and a page the
 # bookmarklet sent as the browser rendered it (no larger than a page reader would fetch).
 UPLOAD_PATHS = {"/feeds/import": "max_upload_bytes", "/save/page": "max_page_bytes"}
+
 # E-reader apps (KOReader, Thorium...) cannot log in with a form and a cookie: on these
 # paths, and only these, the password is also accepted as HTTP Basic (any user name).
 BASIC_PATHS = re.compile(r"/opds(?:/.*)?|/edition\.epub|/articles/[0-9]+\.epub")
+
 # A request target holds at most a URL plus a title (the bookmarklet's /save?url=&title=).
 MAX_TARGET_LENGTH = 4 * MAX_URL_LENGTH
 
-# Wrong passwords (login form or bearer token): this many per client address, and this many
-# from everyone together, within the window; then 429 until the oldest leaves the window.
-FAILURES_PER_CLIENT = 5
-FAILURES_OVERALL = 50
-FAILURE_WINDOW = 300.0  # seconds
-
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'; "
-    # the installable app: its manifest and its service worker (/sw.js), ours only
-    "manifest-src 'self'; worker-src 'self'"
-)
-SECURITY_HEADERS = [
-    (b"content-security-policy", CSP.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    # no-referrer would make browsers send "Origin: null" on our own form posts
-    (b"referrer-policy", b"same-origin"),
-    (b"x-frame-options", b"DENY"),
-]
-
 _HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_])?\.?))"
                    r"(?::(?P<port>[0-9]{1,5}))?")
-
-
-def _is_api(scope: Scope) -> bool:
-    return str(scope["path"]).startswith("/api/")
-
-
-def _deny(scope: Scope, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    if _is_api(scope):
-        return JSONResponse({"error": message}, status_code=status, headers=headers)
-    return PlainTextResponse(message, status_code=status, headers=headers)
 
 
 def host_name(host_header: str) -> str | None:
@@ -118,15 +89,6 @@ def host_name(host_header: str) -> str | None:
     if match is None:
         return None
     return (match["v6"] or match["name"]).lower().rstrip(".")
-
-
-def is_loopback(name: str) -> bool:
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 # Host headers whose answer _origin keeps.
@@ -170,117 +132,6 @@ def foreign_subresource(headers: Mapping[str, str]) -> bool:
     return not (mode == "navigate" and headers.get("sec-fetch-dest", "document") == "document")
 
 
-def client_key(scope: Scope) -> str:
-    """Whom a wrong password is counted against: the address, or its /64 for IPv6, where
-    one machine commonly holds a whole /64."""
-    client = scope.get("client")
-    if not client:
-        return "unknown"
-    try:
-        address = ipaddress.ip_address(client[0])
-    except ValueError:
-        return str(client[0])
-    if address.version == 6:
-        return str(ipaddress.ip_network(f"{address}/64", strict=False))
-    return str(address)
-
-
-class Throttle:
-    """Counts wrong passwords in a sliding window, per client and overall. The overall
-    ceiling is what stops an attacker with many addresses (or everyone behind one proxy);
-    its price is that during such an attack the owner waits too, which beats a guessed
-    password. Failures are recorded only when a try was allowed, so memory stays bounded
-    by FAILURES_OVERALL entries per window."""
-
-    def __init__(self, per_client: int = FAILURES_PER_CLIENT, overall: int = FAILURES_OVERALL,
-                 window: float = FAILURE_WINDOW, clock: Callable[[], float] = time.monotonic):
-        self.per_client, self.overall, self.window, self.clock = per_client, overall, window, clock
-        self._all: collections.deque[float] = collections.deque()
-        self._by_client: dict[str, collections.deque[float]] = {}
-
-    def _prune(self, times: collections.deque[float], now: float) -> None:
-        while times and times[0] <= now - self.window:
-            times.popleft()
-
-    def wait(self, client: str) -> float:
-        """Seconds before this client may try a password again (0: now)."""
-        now = self.clock()
-        self._prune(self._all, now)
-        if len(self._all) >= self.overall:
-            return self._all[0] + self.window - now
-        times = self._by_client.get(client)
-        if times is not None:
-            self._prune(times, now)
-            if len(times) >= self.per_client:
-                return times[0] + self.window - now
-        return 0.0
-
-    def failed(self, client: str) -> None:
-        now = self.clock()
-        self._all.append(now)
-        self._by_client.setdefault(client, collections.deque()).append(now)
-        if len(self._by_client) > 2 * self.overall:
-            for key, times in list(self._by_client.items()):
-                self._prune(times, now)
-                if not times:
-                    del self._by_client[key]
-
-    def succeeded(self, client: str) -> None:
-        self._by_client.pop(client, None)
-
-
-class Sessions:
-    """Login sessions: a random id per login, kept in this process's memory only.
-
-    Why this design: the old cookie was HMAC(password, constant), the same forever, still
-    valid after logout, and a way to test guessed passwords offline. A random id carries
-    nothing about the password; logout deletes it server-side; a restart forgets every
-    session (one more login, and nothing on disk to steal). Each id is stored with a
-    fingerprint of the password it was granted under (HMAC with a per-process random key,
-    so the fingerprint itself tests no guesses), and is honoured only while the current
-    password has the same fingerprint: changing the password revokes every session even
-    if the password someday changes without a restart. Ids are stored hashed and looked up
-    by hash, so a lookup's timing says nothing about a near miss. The table is bounded:
-    past `limit`, the oldest sessions are dropped."""
-
-    def __init__(self, limit: int = 1000, lifetime: float = SESSION_LIFETIME,
-                 clock: Callable[[], float] = time.time):
-        self._key = secrets.token_bytes(32)
-        self._live: dict[bytes, tuple[bytes, float]] = {}  # hash of id -> (password fingerprint, expiry)
-        self.limit, self.lifetime, self.clock = limit, lifetime, clock
-
-    def _fingerprint(self, password: str) -> bytes:
-        return hmac.new(self._key, password.encode("utf-8", "surrogatepass"), "sha256").digest()
-
-    @staticmethod
-    def _id_hash(session_id: str) -> bytes:
-        # a cookie may hold any text (non-ASCII included): it is only ever hashed
-        return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).digest()
-
-    def start(self, password: str) -> str:
-        session_id = secrets.token_urlsafe(32)
-        while len(self._live) >= self.limit:
-            del self._live[next(iter(self._live))]  # dicts keep insertion order: the oldest
-        self._live[self._id_hash(session_id)] = (self._fingerprint(password), self.clock() + self.lifetime)
-        return session_id
-
-    def valid(self, session_id: str | None, password: str) -> bool:
-        if not session_id:
-            return False
-        entry = self._live.get(self._id_hash(session_id))
-        if entry is None:
-            return False
-        fingerprint, expires = entry
-        if expires < self.clock() or not hmac.compare_digest(fingerprint, self._fingerprint(password)):
-            self._live.pop(self._id_hash(session_id), None)
-            return False
-        return True
-
-    def end(self, session_id: str | None) -> None:
-        if session_id:
-            self._live.pop(self._id_hash(session_id), None)
-
-
 class _BodyTooLarge(Exception):
     """Raised out of `receive` once a body passed its cap (the 413 is already sent)."""
 
@@ -302,11 +153,11 @@ class Access:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        send = _with_headers(send)
+        send = with_security_headers(send)
         scope["reader.access"] = self
 
         async def refuse(status: int, message: str, headers: dict[str, str] | None = None) -> None:
-            await _deny(scope, status, message, headers)(scope, receive, send)
+            await refusal(scope, status, message, headers)(scope, receive, send)
 
         if len(scope.get("raw_path") or scope["path"].encode()) + len(scope["query_string"]) > MAX_TARGET_LENGTH:
             return await refuse(414, f"the request's URL is longer than {MAX_TARGET_LENGTH} characters")
@@ -341,7 +192,7 @@ class Access:
         if self.password:
             if not authenticated and not scope["path"].startswith(OPEN_PATHS):
                 response: Response
-                if _is_api(scope):
+                if is_api(scope):
                     response = JSONResponse({"error": "authentication required"}, status_code=401,
                                             headers={"www-authenticate": 'Bearer realm="reader"'})
                 elif BASIC_PATHS.fullmatch(scope["path"]):
@@ -385,7 +236,7 @@ class Access:
                 if received > limit:
                     if not started:
                         refused = True
-                        await _deny(scope, 413, _too_large(limit), {"connection": "close"})(scope, receive, send)
+                        await refusal(scope, 413, _too_large(limit), {"connection": "close"})(scope, receive, send)
                     raise _BodyTooLarge
             return message
 
@@ -481,161 +332,29 @@ def _too_large(limit: int) -> str:
     return f"the request body is larger than this route accepts ({limit:,} bytes)"
 
 
-def _with_headers(send: Send) -> Send:
-    async def sender(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
-        await send(message)
-
-    return sender
-
-
-def _access(request: Request) -> Access:
+def access_of(request: Request) -> Access:
     access: Access = request.scope["reader.access"]
     return access
 
 
 def start_session(request: Request) -> str:
     """A new session id for a browser that just gave the right password."""
-    access = _access(request)
+    access = access_of(request)
     assert access.password is not None
     return access.sessions.start(access.password)
 
 
 def end_session(request: Request) -> None:
-    _access(request).sessions.end(request.cookies.get(SESSION_COOKIE))
+    access_of(request).sessions.end(request.cookies.get(SESSION_COOKIE))
 
 
 def from_another_site(request: Request) -> bool:
     """Whether another site's page made this request (a GET included: a navigation it
     started passes the access layer, as the person may have followed a link)."""
-    return cross_site(request, _access(request).origins)
+    return cross_site(request, access_of(request).origins)
 
 
 def origin_of(request: Request) -> str:
     """The origin browsers reach reader at: READER_PUBLIC_URL if set, else the checked Host."""
-    access = _access(request)
+    access = access_of(request)
     return access.settings.public_url or request.scope["reader.origin"]
-
-
-async def checked_form(request: Request) -> FormData:
-    """The form of a state-changing page request, once its CSRF token has been checked."""
-    form = await request.form()
-    sent = str(form.get(CSRF_FIELD) or request.headers.get(CSRF_HEADER) or "")
-    cookie = request.cookies.get(CSRF_COOKIE, "")
-    if not cookie or not hmac.compare_digest(sent.encode("utf-8", "surrogatepass"), cookie.encode()):
-        await form.close()  # uploaded files are spooled to disk: let them go now
-        raise HTTPException(403, "this form has expired or came from another site: reload the page and try again")
-    return form
-
-
-def check_token(request: Request) -> None:
-    """A state-changing request whose body is not a form (a page the bookmarklet sent):
-    its CSRF token must come in the X-CSRF-Token header, matching the cookie."""
-    sent = request.headers.get(CSRF_HEADER, "")
-    cookie = request.cookies.get(CSRF_COOKIE, "")
-    if not cookie or not hmac.compare_digest(sent.encode("utf-8", "surrogatepass"), cookie.encode()):
-        raise HTTPException(403, "this request has expired or came from another site: reload the page and try again")
-
-
-# -- the wire: what `reader serve` tells uvicorn ----------------------------------------
-
-# Connections (and so requests) served at once; past it reader answers 503 at once
-# rather than holding more sockets, tasks and memory. One person's browser needs a few.
-LIMIT_CONCURRENCY = 200
-KEEP_ALIVE_TIMEOUT = 5  # seconds an idle kept-alive connection stays open
-BUSY = "reader is busy: too many requests at once; try again in a moment"
-
-
-def _busy_app(app: ASGIApp, connections: set[Any], tasks: set[Any], limit: int) -> ASGIApp:
-    """`app`, answering 503 once `limit` connections are open or `limit` requests run.
-
-    uvicorn's own limit_concurrency answers with an app of its own that runs outside
-    every middleware, so its 503 carried none of the security headers. This is the same
-    rule (uvicorn's shared sets of connections and of running requests), kept here so the
-    503 is reader's: the headers every answer carries, JSON on the API, Retry-After."""
-
-    async def limited(scope: Scope, receive: Receive, send: Send) -> None:
-        # the request asking is already counted among the tasks (uvicorn adds it before
-        # it runs) and its connection among the connections
-        if scope["type"] == "http" and (len(connections) >= limit or len(tasks) > limit):
-            refusal = _deny(scope, 503, BUSY, {"retry-after": "1", "connection": "close"})
-            return await refusal(scope, receive, _with_headers(send))
-        return await app(scope, receive, send)
-
-    return limited
-
-
-def _head(status: int, reason: bytes, headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
-    lines = [b"HTTP/1.1 %d %s" % (status, reason), *(name + b": " + value for name, value in headers),
-             b"content-length: %d" % len(body), b"", b""]
-    return b"\r\n".join(lines) + body
-
-
-def header_deadline_protocol(timeout: float, limit: int = LIMIT_CONCURRENCY) -> type:
-    """uvicorn's HTTP protocol, plus a deadline for each request's headers, a limit on
-    connections and requests answered by reader, and the security headers on the 400
-    uvicorn gives a request it cannot parse.
-
-    uvicorn arms no timer on a new connection, and its keep-alive timer is cancelled by
-    any byte received, so a client trickling a header a byte at a time holds its
-    connection forever (1,500 such connections were all held). Here each connection must
-    complete a request's head within `timeout` seconds of connecting or of its previous
-    response; otherwise it is closed. A request whose head arrived is never cut off."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
-    class HeaderDeadline(H11Protocol):
-        _head_timer = None
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.app = _busy_app(self.app, self.connections, self.tasks, limit)
-
-        def _arm(self) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
-            self._head_timer = self.loop.call_later(timeout, self._head_overdue, self.cycle)
-
-        def _head_overdue(self, cycle_then: Any) -> None:
-            waiting_for_head = self.cycle is cycle_then and (cycle_then is None or cycle_then.response_complete)
-            if waiting_for_head and not self.transport.is_closing():
-                self.transport.close()
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._arm()
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self._arm()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
-            super().connection_lost(exc)
-
-        def send_400_response(self, msg: str) -> None:
-            # A request h11 cannot parse never reaches an app, so the middleware cannot add
-            # the headers: the answer is written here, as uvicorn writes its own (the
-            # parser's state is broken, so the bytes go straight out and the connection
-            # closes), with them added.
-            headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close"),
-                       *SECURITY_HEADERS]
-            self.transport.write(_head(400, b"Bad Request", headers, msg.encode("ascii", "replace")))
-            self.transport.close()
-
-    return HeaderDeadline
-
-
-def server_options(settings: Settings) -> dict:
-    """The keyword arguments `reader serve` gives uvicorn (tests serve with the same)."""
-    return {
-        "host": settings.host, "port": settings.port,
-        # the protocol keeps LIMIT_CONCURRENCY itself (uvicorn's limit_concurrency is left
-        # unset: its 503 would bypass the headers)
-        "http": header_deadline_protocol(settings.header_timeout),
-        "timeout_keep_alive": KEEP_ALIVE_TIMEOUT,
-        # Opens still waiting are answered within the grace (their text, or 503 once
-        # the extraction is cut off), so this bounds only connections that hang.
-        "timeout_graceful_shutdown": int(settings.shutdown_grace) + 3,
-    }

@@ -1,0 +1,80 @@
+"""The headlines: the lists (a state, a feed, a tag or folder, unread, starred), a
+search, one page of either, and the notice after a bulk action."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.datastructures import QueryParams
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ...core import STATES, parse_filter, parse_list_page
+from ...errors import Invalid
+from ...records import Article
+from ..forms import list_name, list_query, list_url, with_filter
+from ..render import any_pending, nav, render
+from ..requests import reader_of
+
+# Query parameters a page reads once, for its notice, and never passes on in its links.
+_NOTICE_PARAMS = ("marked", "undo", "restored", "tagged")
+
+
+def _bulk_notice(params: QueryParams) -> dict[str, Any] | None:
+    """The notice after a bulk read (with its undo) or an undo, rebuilt from numbers only."""
+    try:
+        if params.get("marked") is not None:
+            stamp = float(params.get("undo") or "nan")
+            marked = int(params["marked"])
+            return {"marked": marked, "stamp": repr(stamp) if stamp == stamp else None}
+        if params.get("restored") is not None:
+            return {"restored": int(params["restored"])}
+        if params.get("tagged") is not None:
+            return {"tagged": int(params["tagged"])}
+    except ValueError:
+        return None
+    return None
+
+
+async def browse(request: Request) -> Response:
+    reader = reader_of(request)
+    params = request.query_params
+    f = parse_filter(params, strict=False)
+    text = f.q
+    before, feed_id, offset = parse_list_page(params)
+    f = dataclasses.replace(f, feed_id=feed_id)
+    size = reader.settings.page_size
+    message = None
+    articles: list[Article] = []
+    if text:
+        try:
+            articles = await reader.listing(f, limit=size + 1, offset=offset)
+        except Invalid as exc:
+            message = exc.message[:1].upper() + exc.message[1:] + "."
+        else:
+            if not articles and offset == 0:
+                message = f"No articles match “{text}”."
+    else:
+        articles = await reader.listing(f, before=before, limit=size + 1)
+    more = len(articles) > size
+    articles = articles[:size]
+    next_page = None
+    if more and text:
+        next_page = list_url(f, offset=offset + size)
+    elif more:
+        next_page = list_url(f, before=articles[-1].id)
+    feeds = await reader.feeds(counts=False)  # the filter needs names; the unread counts come apart
+    counts = await reader.unread_counts()
+    kept = [(k, v) for k, v in params.multi_items() if k not in _NOTICE_PARAMS]
+    here = request.url.path + ("?" + urlencode(kept) if kept else "")
+    return render(
+        request, "browse.html", articles=articles, next_page=next_page, active=any_pending(articles), state=f.state,
+        feed_id=feed_id, unread=f.unread, starred=f.starred, query=text, message=message, offset=offset,
+        feeds=feeds, states=STATES, here=here, filter=f, with_filter=with_filter, list_param=list_query(f),
+        unread_counts=counts, unread_total=sum(counts.values()), reading_list=f.is_reading_list,
+        unread_ids=",".join(str(a.id) for a in articles if not a.done),  # in progress: not done with
+        page_ids=",".join(str(a.id) for a in articles), newest=await reader.newest_id(),
+        bulk=_bulk_notice(params), list_name=list_name(f), **await nav(request),
+    )

@@ -1,0 +1,149 @@
+"""The taps on a card or in the reader view: queue (the one way into the line), unqueue,
+read, star, tags, the bulk marks with their undo; the card and the batched poll that
+keep a page's cards moving; and the line's own page."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from starlette.datastructures import FormData, QueryParams
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from ...core import LANES, parse_filter
+from ...core.waits import describe_wait
+from ...records import Article
+from ..csrf import checked_form
+from ..forms import back_to, chosen, ids_from, list_of, list_query, truthy
+from ..render import any_pending, error_page, nav, render
+from ..requests import is_htmx, reader_of
+
+
+async def mark_many(request: Request) -> Response:
+    """POST /articles/read: "mark these read" (ids, the cards on the page) or "mark all
+    read" (the list's filter and until, the newest article when the page was shown). Back
+    to the list with a notice whose undo restores exactly the articles changed."""
+    form = await checked_form(request)
+    reader = reader_of(request)
+    ids, until = chosen(form)
+    marked = await reader.mark_many(True, ids=ids, within=parse_filter(form), until=until)
+    target = back_to(form)
+    notice = urlencode({"marked": len(marked.ids), "undo": repr(marked.stamp) if marked.stamp else ""})
+    return RedirectResponse(target + ("&" if "?" in target else "?") + notice, status_code=303)
+
+
+async def tag_many(request: Request) -> Response:
+    """POST /articles/tags: add the tags typed (`tags`, separated by commas) to the cards
+    on the page (ids) or to everything the list's filter matches up to `until`; back to
+    the list, saying how many were tagged."""
+    form = await checked_form(request)
+    ids, until = chosen(form)
+    tagged = await reader_of(request).tag_many(str(form.get("tags") or ""), ids=ids, within=parse_filter(form),
+                                               until=until)
+    target = back_to(form)
+    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode({"tagged": tagged}),
+                            status_code=303)
+
+
+async def set_tags(request: Request) -> Response:
+    """POST /articles/{id}/tags: exactly the tags typed (`tags`, separated by commas;
+    empty removes them all). htmx gets the card; without JavaScript, back where the
+    person was (the card's list or the reader view)."""
+    form = await checked_form(request)
+    reader = reader_of(request)
+    article_id = request.path_params["id"]
+    await reader.set_tags([article_id], str(form.get("tags") or ""))
+    return await _card_or_back(request, await reader.article(article_id), form)
+
+
+async def undo_mark(request: Request) -> Response:
+    """POST /articles/read/undo: the articles one bulk read changed are unread again."""
+    form = await checked_form(request)
+    try:
+        stamp = float(str(form.get("stamp") or ""))
+    except ValueError:
+        return error_page(request, 422, "nothing to undo")
+    restored = await reader_of(request).undo_read(stamp)
+    target = back_to(form)
+    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode({"restored": len(restored)}),
+                            status_code=303)
+
+
+async def card(request: Request) -> Response:
+    article = await reader_of(request).article(request.path_params["id"])
+    return render(request, "_card.html", article=article)
+
+
+async def live(request: Request) -> Response:
+    """The batched poll: the current card of every id asked for, swapped in out of band,
+    and the poller itself, which stays active while any of them is still pending."""
+    reader = reader_of(request)
+    try:
+        ids = [int(i) for i in request.query_params.getlist("id")][:500]
+    except ValueError:
+        return error_page(request, 400, "id must be a number")
+    articles = await reader.articles(ids=ids, limit=500) if ids else []
+    _, list_param = list_of(request.query_params)  # the page's list, named again on its cards
+    return render(request, "_live_update.html", articles=articles, active=any_pending(articles), list_param=list_param)
+
+
+async def _card_or_back(request: Request, article: Article, form: FormData) -> Response:
+    """After a tap: the new card for htmx, with the page's other pending cards (their ids
+    come with the tap) read in the same statement and swapped in out of band, so every
+    position on the page comes from one read; and the poller switched on, so the cards
+    keep moving. Without JavaScript, back where the person was."""
+    if is_htmx(request):
+        here = back_to(form)
+        # the swapped card's link keeps naming the list the page shows, for reading through
+        path, _, query = here.partition("?")
+        listed = list_query(parse_filter(QueryParams(query), strict=False)) if path == "/" else None
+        others = [i for i in ids_from([str(v) for v in form.getlist("id")]) if i != article.id]
+        fresh = await reader_of(request).articles(ids=[article.id, *others], limit=len(others) + 1)
+        article = next((a for a in fresh if a.id == article.id), article)
+        rest = [a for a in fresh if a.id != article.id]
+        return render(request, "_card_update.html", article=article, others=rest,
+                      active=any_pending([article, *rest]), here=here, list_param=listed or "")
+    return RedirectResponse(back_to(form), status_code=303)
+
+
+async def queue(request: Request) -> Response:
+    form = await checked_form(request)
+    lane = str(form.get("lane") or "normal")
+    article = await reader_of(request).queue(request.path_params["id"], lane if lane in LANES else "normal")
+    return await _card_or_back(request, article, form)
+
+
+async def unqueue(request: Request) -> Response:
+    form = await checked_form(request)
+    article = await reader_of(request).unqueue(request.path_params["id"])
+    return await _card_or_back(request, article, form)
+
+
+async def _toggle(request: Request, field: str) -> Response:
+    """POST /articles/{id}/read and /star: `value` on or off. htmx gets the card (or the
+    reader view's tools); without JavaScript, a 303 back where the person was."""
+    form = await checked_form(request)
+    reader = reader_of(request)
+    on = truthy(str(form.get("value") or ""))
+    change = reader.mark_read if field == "read" else reader.star
+    article = await change(request.path_params["id"], on)
+    if is_htmx(request) and form.get("view") == "article":
+        return render(request, "_reading_tools.html", article=article)
+    return await _card_or_back(request, article, form)
+
+
+async def mark_read(request: Request) -> Response:
+    return await _toggle(request, "read")
+
+
+async def star(request: Request) -> Response:
+    return await _toggle(request, "star")
+
+
+async def queue_page(request: Request) -> Response:
+    """The whole line in service order: what is being cleaned, then what waits."""
+    reader = reader_of(request)
+    articles = await reader.line()
+    return render(request, "queue.html", articles=articles, active=any_pending(articles), here="/queue",
+                  capacity=await reader.capacity(), lead=describe_wait(reader.settings.next_lead),
+                  **await nav(request))

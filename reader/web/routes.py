@@ -1,0 +1,133 @@
+"""Every route of the web app, in one table grouped by page: the HTML pages (each
+handler in reader/web/pages/), the editions and the app shell, then the JSON API
+(reader/web/api/). Reading it tells what the app does. The `rowid` path converter is
+registered here, before any route names it."""
+
+from __future__ import annotations
+
+from starlette.convertors import IntegerConvertor, register_url_convertor
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..resources import static_dir
+from .api import articles as api_articles
+from .api import devices as api_devices
+from .api import feeds as api_feeds
+from .api import status as api_status
+from .pages import (
+    app_shell,
+    article,
+    browse,
+    editions,
+    feeds,
+    library,
+    save,
+    session,
+    status,
+    taps,
+)
+
+
+class RowIdConvertor(IntegerConvertor):
+    """Path ids of at most 18 digits: a longer number (past SQLite's 64-bit integers)
+    matches no route and is a 404, never an OverflowError."""
+
+    regex = "[0-9]{1,18}"
+
+
+# before the table below: a Route compiles its path, and the converter it names, when built
+register_url_convertor("rowid", RowIdConvertor())
+
+routes: list[BaseRoute] = [
+    # the reader view first: a ready article's open is the request most worth answering
+    # fast, and the router tries each route in turn (no other path can be an article's)
+    Route("/articles/{id:rowid}", article.read, methods=["GET"]),
+    Route("/articles/{id:rowid}/body", article.reading_body, methods=["GET"]),
+    Route("/articles/{id:rowid}/images/{hash}", article.article_image, methods=["GET"]),
+
+    # session: login, logout, presentation choices
+    Route("/login", session.login_page, methods=["GET"]),
+    Route("/login", session.login, methods=["POST"]),
+    Route("/logout", session.logout, methods=["POST"]),
+    Route("/prefs", session.set_pref, methods=["POST"]),
+
+    # the headlines
+    Route("/", browse.browse, methods=["GET"]),
+
+    # taps on cards and in the reader view, the batched poll, the line
+    Route("/articles/read", taps.mark_many, methods=["POST"]),
+    Route("/articles/read/undo", taps.undo_mark, methods=["POST"]),
+    Route("/articles/tags", taps.tag_many, methods=["POST"]),
+    Route("/articles/{id:rowid}/tags", taps.set_tags, methods=["POST"]),
+    Route("/articles/{id:rowid}/card", taps.card, methods=["GET"]),
+    Route("/articles/{id:rowid}/queue", taps.queue, methods=["POST"]),
+    Route("/articles/{id:rowid}/unqueue", taps.unqueue, methods=["POST"]),
+    Route("/articles/{id:rowid}/read", taps.mark_read, methods=["POST"]),
+    Route("/articles/{id:rowid}/star", taps.star, methods=["POST"]),
+    Route("/live", taps.live, methods=["GET"]),
+    Route("/queue", taps.queue_page, methods=["GET"]),
+
+    # the feeds page
+    Route("/feeds", feeds.feeds_page, methods=["GET"]),
+    Route("/feeds", feeds.subscribe, methods=["POST"]),
+    Route("/feeds/{id:rowid}/delete", feeds.unsubscribe, methods=["POST"]),
+    Route("/feeds/{id:rowid}/rename", feeds.rename_feed, methods=["POST"]),
+    Route("/feeds/{id:rowid}/folder", feeds.set_folder, methods=["POST"]),
+    Route("/refresh", feeds.refresh_now, methods=["POST"]),
+
+    # the library: files in and out
+    Route("/feeds/import", library.import_form, methods=["POST"]),
+    Route("/imports/{id:rowid}", library.import_page, methods=["GET"]),
+    Route("/library.html", library.export_bookmarks_file, methods=["GET"]),
+    Route("/feeds.opml", library.export_opml_file, methods=["GET"]),
+
+    # saving a link
+    Route("/save", save.save_page, methods=["GET"]),
+    Route("/save", save.save_link, methods=["POST"]),
+    Route("/save/page", save.save_with_page, methods=["POST"]),
+
+    # status
+    Route("/stats", status.stats_page, methods=["GET"]),
+
+    # editions for e-readers
+    Route("/edition.epub", editions.edition_epub, methods=["GET"]),
+    Route("/articles/{id:rowid}.epub", editions.article_epub, methods=["GET"]),
+    Route("/opds", editions.opds, methods=["GET"]),
+
+    # the installable app
+    Route("/manifest.webmanifest", app_shell.web_manifest, methods=["GET"]),
+    Route("/sw.js", app_shell.service_worker_script, methods=["GET"]),
+    Route("/offline", app_shell.offline_page, methods=["GET"]),
+
+    # the JSON API: feeds
+    Route("/api/feeds", api_feeds.list_feeds, methods=["GET"]),
+    Route("/api/feeds", api_feeds.add_feed, methods=["POST"]),
+    Route("/api/feeds/{id:rowid}", api_feeds.delete_feed, methods=["DELETE"]),
+    Route("/api/feeds/{id:rowid}", api_feeds.update_feed, methods=["PATCH"]),
+    Route("/api/refresh", api_feeds.refresh, methods=["POST"]),
+
+    # the JSON API: articles
+    Route("/api/articles", api_articles.list_articles, methods=["GET"]),
+    Route("/api/articles", api_articles.save_article, methods=["POST"]),
+    Route("/api/articles/read", api_articles.mark_many_read, methods=["POST"]),
+    Route("/api/articles/tags", api_articles.tag_many, methods=["POST"]),
+    Route("/api/articles/read", api_articles.mark_many_unread, methods=["DELETE"]),
+    Route("/api/articles/{id:rowid}", api_articles.get_article, methods=["GET"]),
+    Route("/api/articles/{id:rowid}/queue", api_articles.queue_article, methods=["POST"]),
+    Route("/api/articles/{id:rowid}/queue", api_articles.unqueue_article, methods=["DELETE"]),
+    Route("/api/articles/{id:rowid}/content", api_articles.article_content, methods=["GET"]),
+    Route("/api/articles/{id:rowid}/read", api_articles.mark_read, methods=["POST"]),
+    Route("/api/articles/{id:rowid}/read", api_articles.mark_unread, methods=["DELETE"]),
+    Route("/api/articles/{id:rowid}/star", api_articles.star, methods=["POST"]),
+    Route("/api/articles/{id:rowid}/tags", api_articles.set_tags, methods=["POST"]),
+    Route("/api/articles/{id:rowid}/star", api_articles.unstar, methods=["DELETE"]),
+    Route("/api/articles/{id:rowid}/position", api_articles.set_position, methods=["PUT"]),
+
+    # the JSON API: devices reading offline, the line and the ledger
+    Route("/api/articles/{id:rowid}/opened", api_devices.mark_opened, methods=["POST"]),
+    Route("/api/offline", api_devices.offline, methods=["GET"]),
+    Route("/api/queue", api_status.queue, methods=["GET"]),
+    Route("/api/stats", api_status.stats, methods=["GET"]),
+
+    Mount("/static", StaticFiles(directory=static_dir()), name="static"),
+]
