@@ -35,6 +35,7 @@ import httpx
 import pytest
 from lxml import html as lxml_html
 
+from reader.samples.transport import sample_sites
 from reader.fetch import BlockedAddress, FetchError, _GuardedBackend, _resolve, address_problem, fetch, make_client
 
 from .helpers import LoopbackServer, Route, app_client, article_html, rss, wait_for
@@ -385,7 +386,7 @@ async def test_environment_proxies_are_ignored(monkeypatch, pages):
 
 
 async def test_the_sample_site_serves_only_its_own_files():
-    async with make_client(allow_private=False) as client:
+    async with make_client(allow_private=False, sites=sample_sites()) as client:
         ok = await fetch(client, "https://samples.reader.invalid/feed.xml", **LIMITS)
         assert ok.status == 200 and b"<rss" in ok.body
         for path in ["/../../fetch.py", "/%2e%2e/%2e%2e/fetch.py", "/..%2f..%2ffetch.py", "/articles/../../__init__.py"]:

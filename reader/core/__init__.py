@@ -31,7 +31,7 @@ from .reader import (
     snippet_html,
 )
 from .reading import Opened, OpenedBy, OpenedPage
-from .running import running
+from .running import Resolver, running
 
 __all__ = [
     "LANES",
@@ -45,6 +45,7 @@ __all__ = [
     "OpenedBy",
     "OpenedPage",
     "Reader",
+    "Resolver",
     "Saved",
     "parse_bool",
     "parse_filter",

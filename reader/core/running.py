@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 
 from ..fetch import make_client
 from ..fetch.guard import Resolver
+from ..samples.transport import sample_sites
 from ..jobs.cleaning import Cleaner, worker_name
 from ..jobs.refresher import refresh_periodically
 from ..jobs.worker import Worker
@@ -38,7 +39,7 @@ async def running(
     store.feed_items = max(1, settings.feed_items)
     store.raw_pages_budget = max(0, settings.raw_pages_bytes)
     client = make_client(allow_private=settings.allow_private_urls, deadline=settings.fetch_timeout,
-                         resolver=resolver)
+                         resolver=resolver, sites=sample_sites())
     pool = CpuPool(settings.extract_processes, warm=worker or refresher)
     cleaner = Cleaner(store, client, pool, settings, worker_name(role))
     the_worker = (

@@ -5,9 +5,7 @@ from __future__ import annotations
 import httpx
 
 from .. import __version__
-from ..samples import SAMPLE_HOST
 from .guard import Resolver, _GuardedTransport
-from ..samples.transport import _SampleTransport
 
 USER_AGENT = f"reader/{__version__} (self-hosted reading app; fetches pages its user asked for)"
 MAX_REDIRECTS = 5
@@ -19,15 +17,15 @@ def make_client(
 ) -> httpx.AsyncClient:
     """The client for all outgoing requests. `resolver` (host, port) -> [addresses]
     replaces DNS; tests use it to play a rebinding name server. `sites` maps host names
-    to in-process transports that answer for them, beside the built-in sample site;
-    tests use it to play a public web site (nothing public is reachable from a test
-    machine). Such a site never touches the network, and every request it redirects
+    to in-process transports that answer for them: the app mounts the sample site
+    there (reader/samples), and tests play a public web site with it (nothing public is
+    reachable from a test machine). Such a site never touches the network, and every request it redirects
     to is a new request through the guard like any other."""
     # Mounted per scheme, not all://: a redirect to file:///etc/passwd keeps the host it
     # came from, and must reach the guarded transport (which refuses the scheme), not
     # the in-process site.
     mounts: dict[str, httpx.AsyncBaseTransport] = {}
-    for host, transport in {SAMPLE_HOST: _SampleTransport(), **(sites or {})}.items():
+    for host, transport in (sites or {}).items():
         mounts[f"http://{host}"] = mounts[f"https://{host}"] = transport
     return httpx.AsyncClient(
         transport=_GuardedTransport(allow_private, resolver),

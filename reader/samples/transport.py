@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import httpx
 
-from . import SITE_DIR
+from . import SAMPLE_HOST, SITE_DIR
 
-class _SampleTransport(httpx.AsyncBaseTransport):
+
+class SampleTransport(httpx.AsyncBaseTransport):
     """Serves https://samples.reader.invalid/ from the files shipped in reader/samples,
     so the first run works with no network. `.invalid` never resolves, so nothing real
     can be shadowed."""
@@ -28,3 +29,8 @@ class _SampleTransport(httpx.AsyncBaseTransport):
                      "content-length": str(len(data))},
             request=request,
         )
+
+
+def sample_sites() -> dict[str, httpx.AsyncBaseTransport]:
+    """The sites the app's HTTP client answers in-process: the sample site alone."""
+    return {SAMPLE_HOST: SampleTransport()}

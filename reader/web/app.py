@@ -16,9 +16,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..core import Reader, running
+from ..core import Reader, Resolver, running
 from ..errors import ReaderError
-from ..fetch.guard import Resolver
 from ..settings import Settings
 from .access import Access
 from .kept import kept_page
