@@ -10,14 +10,22 @@ from __future__ import annotations
 
 
 class ReaderError(Exception):
-    """Something reader refuses or cannot do; the message is for the person."""
+    """Something reader refuses or cannot do; the message is for the person.
+
+    Each kind below carries its usual HTTP status; one error that needs another (a
+    replayed answer, a framework's 404) or a retry hint is built with them as arguments,
+    never patched after it is made."""
 
     status = 500
     retry_after: int | None = None  # seconds, sent as Retry-After where the interface can
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, status: int | None = None, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.message = message
+        if status is not None:
+            self.status = status
+        if retry_after is not None:
+            self.retry_after = retry_after
 
 
 class NotFound(ReaderError):
@@ -50,6 +58,13 @@ class ExtractionFailed(ReaderError):
     status = 502
 
 
+class FetchFailed(ReaderError):
+    """A page, a feed or an image could not be fetched: the network, the site, or the
+    address guard said no (reader/fetch). The message is written for the card."""
+
+    status = 502
+
+
 class Unavailable(ReaderError):
     """The database cannot do this right now (full disk, read-only file, locked)."""
 
@@ -62,8 +77,8 @@ class StorageError(Unavailable):
     `kind` is "full", "read-only", "damaged", "busy", "io", or "foreign" (a file this
     reader may not use: another program's SQLite database, or a newer reader's)."""
 
-    def __init__(self, message: str, kind: str) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, kind: str, *, retry_after: int | None = None) -> None:
+        super().__init__(message, retry_after=retry_after)
         self.kind = kind
 
 

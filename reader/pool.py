@@ -19,12 +19,14 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from .errors import Unavailable
+
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
 
-class PoolUnavailable(Exception):
+class PoolUnavailable(Unavailable):
     """The extraction processes died under the work twice in a row (killed from outside,
     as an OOM kill does): a failure of the machine, not of the article."""
 

@@ -36,7 +36,7 @@ import httpx
 from markupsafe import Markup, escape
 
 from ..jobs.cleaning import Cleaner
-from ..feeds.discover import NoFeedFound, NotSubscribed, Subscription, subscribe
+from ..feeds.discover import Subscription, subscribe
 from ..errors import Conflict, Invalid, Malformed, NotFound, ReaderError, Unavailable
 from ..fetch import FetchError, Response, fetch
 from ..formats.epub import Edition, EditionArticle, assemble_epub
@@ -534,9 +534,7 @@ class Reader:
         deadline = time.monotonic() + ACTION_WAIT
         while row is not None and row["status"] is None and row["action"] == action:
             if time.monotonic() > deadline:
-                error = Conflict("this action is still being applied: send it again in a moment")
-                error.retry_after = 1
-                raise error
+                raise Conflict("this action is still being applied: send it again in a moment", retry_after=1)
             await asyncio.sleep(0.05)
             row = await self._store.action(key)
         if row is None:  # dropped by the request applying it (it failed): apply it now
@@ -544,9 +542,7 @@ class Reader:
         if row["action"] != action:
             raise Conflict(f"this action id was used for another action ({row['action']})")
         if row["status"] != 200:
-            replayed = ReaderError(row["answer"])
-            replayed.status = row["status"]
-            raise replayed
+            raise ReaderError(row["answer"], status=row["status"])
         remembered: str = row["answer"]
         return remembered
 
@@ -759,11 +755,9 @@ class Reader:
     async def subscribe(self, url: Any) -> Subscription:
         """Subscribe by a feed's URL or a site's (its feed is discovered)."""
         checked = check_url(url)
-        try:
-            return await subscribe(self._store, self._client, self._pool, checked,
-                                   max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout)
-        except (NoFeedFound, NotSubscribed) as exc:
-            raise Invalid(str(exc)) from None
+        # NoFeedFound and NotSubscribed are Invalid: a refusal with one plain sentence
+        return await subscribe(self._store, self._client, self._pool, checked,
+                               max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout)
 
     async def set_folder(self, feed_id: int, folder: Any) -> None:
         """Put a feed in a folder (None or "": in none)."""

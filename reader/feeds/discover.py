@@ -22,6 +22,7 @@ from urllib.parse import urljoin
 
 import httpx
 
+from ..errors import Invalid
 from ..pool import CpuPool
 from .refresh import FEED_ACCEPT, refresh_feeds
 from .parse import FeedError, parse_feed
@@ -34,11 +35,11 @@ log = logging.getLogger(__name__)
 FEED_TYPES = ("application/rss+xml", "application/atom+xml", "application/feed+json", "application/json")
 
 
-class NoFeedFound(Exception):
+class NoFeedFound(Invalid):
     """The URL answered with a web page that links to no feed."""
 
 
-class NotSubscribed(Exception):
+class NotSubscribed(Invalid):
     """The URL could not be read as a feed: nothing was saved. The message is one sentence."""
 
 

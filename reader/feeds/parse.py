@@ -14,6 +14,7 @@ from urllib.parse import urljoin
 
 import feedparser
 
+from ..errors import Invalid
 from ..urls import http_url
 from ..clean.sanitize import clean_html, plain_text
 
@@ -22,7 +23,7 @@ log = logging.getLogger(__name__)
 _JSON_TYPES = {"application/feed+json", "application/json"}
 
 
-class FeedError(Exception):
+class FeedError(Invalid):
     """The body is not a feed we can read."""
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ..errors import FetchFailed
 
-class FetchError(Exception):
+
+class FetchError(FetchFailed):
     """A fetch that did not produce a usable body. `transient` failures may succeed later."""
 
     def __init__(self, message: str, *, transient: bool = False):

@@ -34,7 +34,7 @@ from typing import Any
 import httpx
 
 from ..clean import ExtractError, clean_page
-from ..errors import StorageError
+from ..errors import ExtractionFailed, NotFound, Stopping, StorageError
 from ..pool import CpuPool, PoolUnavailable
 from ..fetch.pages import fetch_page
 from ..fetch import FetchError, Response
@@ -73,15 +73,19 @@ class _PageFailed(FetchError):
         self.received = received
 
 
-class ArticleFailed(Exception):
+class ArticleFailed(ExtractionFailed):
     """Extraction of this article failed; the message says why."""
 
 
-class UnknownArticle(Exception):
-    pass
+class UnknownArticle(NotFound):
+    """No such article (deleted while it waited, or never there)."""
+
+    def __init__(self, article_id: int) -> None:
+        super().__init__("no such article")
+        self.article_id = article_id
 
 
-class ShuttingDown(Exception):
+class ShuttingDown(Stopping):
     """The process is stopping: no extraction is started, and one cut off by the end of
     the grace period has no result. Try again (another process, or after the restart)."""
 
@@ -121,12 +125,12 @@ class Cleaner:
             if content is not None:
                 return content
             if self.stopping and article_id not in self._running:
-                raise ShuttingDown("reader is shutting down")
+                raise ShuttingDown()
             run = await self.store.claim(article_id, self.name, self.settings.claim_ttl)
             if run is not None:
                 outcome, error = await self._outcome(self.start(run))
                 if outcome in ("failed", "unavailable"):
-                    raise ArticleFailed(error)
+                    raise ArticleFailed(error or "cleaning failed")
                 continue  # cached, kept or released at shutdown: read back what there is
             await self._wait_for_holder(article_id, waiting_since)
 
@@ -142,12 +146,12 @@ class Cleaner:
             if content is not None:
                 return content
             if self.stopping and article_id not in self._running:
-                raise ShuttingDown("reader is shutting down")
+                raise ShuttingDown()
             run = await self.store.claim(article_id, self.name, self.settings.claim_ttl, kind="browser")
             if run is not None:
                 outcome, error = await self._outcome(self.start(run, (body, url)))
                 if outcome in ("failed", "unavailable"):
-                    raise ArticleFailed(error)
+                    raise ArticleFailed(error or "cleaning failed")
                 continue
             await self._wait_for_holder(article_id, waiting_since)
 
@@ -163,7 +167,7 @@ class Cleaner:
             return "skipped", "no stored page (it was never fetched, or it was dropped past READER_RAW_PAGES_BYTES)"
         while True:
             if self.stopping:
-                raise ShuttingDown("reader is shutting down")
+                raise ShuttingDown()
             run = await self.store.claim(article_id, self.name, self.settings.claim_ttl, kind="reclean")
             if run is not None:
                 return await self._outcome(self.start(run))
@@ -202,7 +206,7 @@ class Cleaner:
             if task.cancelled():
                 current = asyncio.current_task()
                 if current is None or not current.cancelling():
-                    raise ShuttingDown("reader is shutting down") from None
+                    raise ShuttingDown() from None
             raise
 
     def _forget(self, article_id: int, task: asyncio.Task[tuple[str, str | None]]) -> None:
@@ -218,7 +222,7 @@ class Cleaner:
             # A failure is the answer for everyone who joined it: claiming again would
             # fetch the page a second time for one open.
             if outcome in ("failed", "unavailable"):
-                raise ArticleFailed(error)
+                raise ArticleFailed(error or "cleaning failed")
             return
         if article_id in self.unsaved:
             return

@@ -35,7 +35,7 @@ from typing import Any
 
 import aiosqlite
 
-from ..errors import StorageError, storage_error
+from ..errors import StorageError, Unavailable, storage_error
 from ..records import FINISHED
 from .check import read_only_uri, writable
 from .schema import MIGRATIONS, check_schema, migrate
@@ -146,7 +146,7 @@ FEED_ITEMS = 200
 RAW_PAGES_BYTES = 200_000_000
 
 
-class TooSlow(Exception):
+class TooSlow(Unavailable):
     """A read went over its time budget and was interrupted."""
 
 

@@ -69,8 +69,7 @@ async def _reader_error(request: Request, exc: Exception) -> Response:
     """The one place a ReaderError (or Starlette's own 404/405) meets HTTP: JSON
     {"error"} under /api/, the error page everywhere else, with the error's status."""
     if isinstance(exc, HTTPException):
-        error = ReaderError(str(exc.detail))
-        error.status = exc.status_code
+        error = ReaderError(str(exc.detail), status=exc.status_code)
         headers = exc.headers
     else:
         assert isinstance(exc, ReaderError)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...errors import Invalid
 from ...clean.sanitize import clean_html
 from ...urls import normalize_url, normalized_parts
 
@@ -35,7 +36,7 @@ _EARLIEST = datetime.datetime(1971, 1, 1, tzinfo=datetime.UTC).timestamp()
 _LATEST = datetime.datetime(2200, 1, 1, tzinfo=datetime.UTC).timestamp()
 
 
-class ImportFileError(Exception):
+class ImportFileError(Invalid):
     """A file that cannot be imported at all; the message says why and names the file.
     The only exception the importers raise."""
 
