@@ -18,7 +18,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import api, views
+from . import api, sync, views
 from .access import Access
 from ..jobs.cleaning import Cleaner, worker_name
 from ..core import Reader
@@ -163,6 +163,7 @@ def create_app(settings: Settings, *, resolver: Resolver | None = None) -> Starl
         routes=[
             *views.routes,
             *api.routes,
+            *sync.routes,
             Mount("/static", StaticFiles(directory=static_dir()), name="static"),
         ],
         lifespan=lifespan,
