@@ -84,7 +84,10 @@ async def _reply(request: Request, given: Params, session: sync.Session) -> dict
         if target is None:
             raise Malformed("mark needs the id of the item, feed or group")
         before = _id(given, "before")
-        await sync.fever_mark(reader, mark, given.one("as") or "", target, float(before) if before else None)
+        as_ = given.one("as") or ""
+        await sync.fever_mark(reader, mark, as_, target, float(before) if before else None)
+        # as Fever does: the list the mark changed comes back with it
+        asked.add("saved_item_ids" if as_ in ("saved", "unsaved") else "unread_item_ids")
     if "groups" in asked or "feeds" in asked:
         groups = await sync.groups(reader)
         if "groups" in asked:

@@ -87,6 +87,9 @@ def _call(handler: Handler, *, write: bool = False) -> Callable[[Request], Await
             if not await sync.has_app_passwords(reader):
                 return unauthorized(f"Unauthorized: {sync.HOW_TO_ADD}")
             return unauthorized()
+        if write and request.method != "POST":  # after the token: no sync route answers without one
+            return PlainTextResponse("this call changes things: send it as a POST", status_code=405,
+                                     headers={"Allow": "POST"})
         try:
             given = await params(request)
             if write and not sync.edit_token_ok(token, given.one("T")):
@@ -333,12 +336,12 @@ routes = [
     Route(f"{PREFIX}/stream/items/contents", _call(stream_items_contents), methods=READ),
     Route(f"{PREFIX}/stream/contents", _call(stream_contents), methods=READ),
     Route(f"{PREFIX}/stream/contents/{{stream:path}}", _call(stream_contents), methods=READ),
-    Route(f"{PREFIX}/edit-tag", _call(edit_tag, write=True), methods=["POST"]),
-    Route(f"{PREFIX}/mark-all-as-read", _call(mark_all_as_read, write=True), methods=["POST"]),
-    Route(f"{PREFIX}/subscription/quickadd", _call(quickadd, write=True), methods=["POST"]),
-    Route(f"{PREFIX}/subscription/edit", _call(subscription_edit, write=True), methods=["POST"]),
-    Route(f"{PREFIX}/rename-tag", _call(rename_tag, write=True), methods=["POST"]),
-    Route(f"{PREFIX}/disable-tag", _call(disable_tag, write=True), methods=["POST"]),
+    Route(f"{PREFIX}/edit-tag", _call(edit_tag, write=True), methods=READ),
+    Route(f"{PREFIX}/mark-all-as-read", _call(mark_all_as_read, write=True), methods=READ),
+    Route(f"{PREFIX}/subscription/quickadd", _call(quickadd, write=True), methods=READ),
+    Route(f"{PREFIX}/subscription/edit", _call(subscription_edit, write=True), methods=READ),
+    Route(f"{PREFIX}/rename-tag", _call(rename_tag, write=True), methods=READ),
+    Route(f"{PREFIX}/disable-tag", _call(disable_tag, write=True), methods=READ),
     Route("/sync/images/{password:syncid}/{signature}/{id:syncid}/{hash}", image, methods=["GET"]),
     Route(f"{PREFIX}/{{rest:path}}", _call(unknown), methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
 ]
