@@ -384,3 +384,14 @@ async def test_the_google_reader_client_library_against_serve(settings, pages):
             assert {t.id for t in client.list_tags(auth)} >= {STARRED, QUEUE}
 
         await asyncio.to_thread(use)
+
+
+async def test_only_the_sync_paths_skip_the_login_and_each_answers_for_itself(settings):
+    async with app_client(settings.replace(serve_workers=0, extract_processes=0, password="a long web password"),
+                          csrf=False) as client:
+        for near in ("/feverx", "/accounts/ClientLoginX", "/reader/api/1/tag/list", "/syncx/images/1"):
+            assert (await client.get(near)).status_code == 303, near  # to the login, as any page
+        assert (await client.get(f"{API}/whatever")).status_code == 401
+        assert (await client.get("/sync/images/1/abc/2/def")).status_code == 404
+        assert (await client.get("/fever/anything")).json()["auth"] == 0
+        assert (await client.get("/api/fever.php")).json()["auth"] == 0

@@ -63,7 +63,7 @@ OPEN_PATHS = ("/login", "/static/", "/manifest.webmanifest")
 # sync API: native apps (reader/web/sync/) sign in with app passwords and tokens of their
 # own, never the session or the web password, and send no CSRF token; their stored images
 # are capability URLs an app's web view loads from another origin (a read, no effect)
-SYNC_PATHS = ("/accounts/ClientLogin", "/reader/api/0/", "/fever", "/api/fever.php", "/sync/images/")
+SYNC_PATHS = re.compile(r"/accounts/ClientLogin|/reader/api/0/.*|/fever(?:/.*)?|/api/fever\.php|/sync/images/.*")
 
 # A password short enough to guess offline or by a slow online attack is refused when
 # reader is reachable from other machines; on loopback the only reader is the owner.
@@ -321,7 +321,7 @@ class Access:
         if origin is None:
             return await refuse(421, self._host_message(headers.get("host", "")))
         scope["reader.origin"] = origin
-        sync = scope["path"].startswith(SYNC_PATHS)  # sync API: see SYNC_PATHS
+        sync = SYNC_PATHS.fullmatch(scope["path"]) is not None  # sync API: see SYNC_PATHS
         if foreign_subresource(headers) and not scope["path"].startswith("/sync/images/"):  # sync API
             return await refuse(403, "another site's page cannot load or embed reader's pages")
         if scope["method"] not in SAFE_METHODS and cross_site(Request(scope), self.origins):

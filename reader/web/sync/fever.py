@@ -123,4 +123,5 @@ routes = [
     Route("/fever/", fever, methods=["GET", "POST"]),
     Route("/fever", fever, methods=["GET", "POST"]),
     Route("/api/fever.php", fever, methods=["GET", "POST"]),
+    Route("/fever/{rest:path}", fever, methods=["GET", "POST"]),  # any path below it is Fever's too
 ]

@@ -324,6 +324,10 @@ async def image(request: Request) -> Response:
                     headers={"Cache-Control": "private, max-age=31536000, immutable"})
 
 
+async def no_image(request: Request) -> Response:
+    raise NotFound("no such image")
+
+
 READ = ["GET", "POST"]  # clients differ: some POST their reads
 routes = [
     Route("/accounts/ClientLogin", client_login, methods=READ),
@@ -343,5 +347,8 @@ routes = [
     Route(f"{PREFIX}/rename-tag", _call(rename_tag, write=True), methods=READ),
     Route(f"{PREFIX}/disable-tag", _call(disable_tag, write=True), methods=READ),
     Route("/sync/images/{password:syncid}/{signature}/{id:syncid}/{hash}", image, methods=["GET"]),
+    # every other path the access layer lets through as the sync API's is answered here
+    # (a line of text), never by the pages' error page
+    Route("/sync/images/{rest:path}", refusing(no_image), methods=["GET", "POST"]),
     Route(f"{PREFIX}/{{rest:path}}", _call(unknown), methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
 ]
