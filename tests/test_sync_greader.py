@@ -128,6 +128,9 @@ async def test_reeder_sends_bare_hex_ids_with_t_x_and_liferea_decimal_ones(setti
     async with Serve(settings) as server, GReader(server.url) as app:
         await app.login("phone", password)
         assert (await app.post("/edit-tag", data={"T": "x", "i": f"{a:016x}", "a": READ})).text == "OK"
+        # News+: an empty list of ids is nothing to do, not an error; contents of none are none
+        assert (await app.post("/edit-tag", data={"T": "x", "a": READ})).text == "OK"
+        assert (await app.post("/stream/items/contents", data={"T": "x"})).json()["items"] == []
         assert (await app.post("/edit-tag", data={"i": str(b), "a": STARRED})).text == "OK"  # Liferea
         assert await app.ids(s=READ) == [a] and await app.ids(s=STARRED) == [b]
         items = await app.contents([a, b])

@@ -259,8 +259,8 @@ def ok() -> Response:
 
 async def edit_tag(call: Call) -> Response:
     ids = sync.item_ids(call.params.all("i"))
-    if not ids:
-        raise Malformed("edit-tag needs the items' ids (i)")
+    if not ids:  # News+ sends an empty list and wants it to be nothing, not a refusal
+        return ok()
     await sync.edit_tags(call.reader, ids, call.params.all("a"), call.params.all("r"))
     return ok()
 
