@@ -510,31 +510,21 @@ async def edit_tags(reader: Reader, ids: Sequence[int], add: Sequence[Any], remo
     chosen = await _store(reader).existing_ids(ids)
     if not chosen:
         return
-    before = {row["id"]: _Before.of(row) for row in await _store(reader).sync_items(chosen)}
+    starred = await _store(reader).starred_among(chosen)  # before this edit: a new star queues
     for tag in adds:
-        await _apply(reader, chosen, tag, True, before)
+        await _apply(reader, chosen, tag, True, starred)
     for tag in removes:
-        await _apply(reader, chosen, tag, False, before)
+        await _apply(reader, chosen, tag, False, starred)
 
 
-@dataclass(frozen=True)
-class _Before:
-    id: int
-    starred: bool
-
-    @classmethod
-    def of(cls, row: dict[str, Any]) -> _Before:
-        return cls(row["id"], row["starred_at"] is not None)
-
-
-async def _apply(reader: Reader, ids: list[int], tag: _Tag, add: bool, before: dict[int, _Before]) -> None:
+async def _apply(reader: Reader, ids: list[int], tag: _Tag, add: bool, starred: set[int]) -> None:
     if tag.kind == "read" or tag.kind == "unread":
         await reader.mark_many((tag.kind == "read") == add, ids=ids)
     elif tag.kind == "starred":
         for article_id in ids:
             await reader.star(article_id, add)
             # a star from an app is its "keep this": it queues, once, when it is new
-            if add and reader.settings.sync_star_queues and not before[article_id].starred:
+            if add and reader.settings.sync_star_queues and article_id not in starred:
                 await reader.queue(article_id)
     elif tag.kind in ("queue", "reading") and add:
         for article_id in ids:

@@ -228,6 +228,12 @@ class SyncStore(StoreBase):
         found = {int(r["id"]) for r in rows}
         return [i for i in dict.fromkeys(ids) if i in found]
 
+    async def starred_among(self, ids: Sequence[int]) -> set[int]:
+        """Which of these articles are starred."""
+        rows = await self._all("SELECT id FROM articles WHERE starred_at IS NOT NULL AND id IN"
+                               " (SELECT value FROM json_each(?))", (json.dumps([int(i) for i in ids]),))
+        return {int(r["id"]) for r in rows}
+
     async def newest_per_feed(self) -> dict[int, float]:
         """Each feed's newest article's time (its browse order's, sort_at)."""
         rows = await self._all("SELECT feed_id, max(sort_at) AS newest FROM articles"
