@@ -398,3 +398,7 @@ async def test_only_the_sync_paths_skip_the_login_and_each_answers_for_itself(se
         assert (await client.get("/sync/images/1/abc/2/def")).status_code == 404
         assert (await client.get("/fever/anything")).json()["auth"] == 0
         assert (await client.get("/api/fever.php")).json()["auth"] == 0
+        # no cookie is involved, and still: a write another site's page makes is refused
+        cross = await client.post(f"{API}/edit-tag", data={"i": "1", "a": "user/-/state/com.google/read"},
+                                  headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors"})
+        assert cross.status_code == 403
