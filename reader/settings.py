@@ -165,6 +165,10 @@ class Settings:
         "READER_OFFLINE_MAX_BYTES", 200_000_000,
         "most a device keeps for offline reading (the reading list's pages and images); past it, the"
         " articles tapped last are left online only", int)
+    sync_star_queues: bool = _setting(
+        "READER_SYNC_STAR_QUEUES", True,
+        "a star set from a native app (Google Reader or Fever API) also queues the article for cleaning, as"
+        " apps have no queue button; a star set in reader's own pages never does", _bool)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":

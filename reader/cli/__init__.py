@@ -5,6 +5,7 @@ commands, each group in its own module:
     feeds        add-feed, refresh, import-opml, export-opml
     library      save, import, export, backup, edition    your library and your data
     maintenance  check, stats, reclean, clean             the database and the cleaner
+    passwords    app-password add | list | revoke         what native apps sign in with
 
 A command parses its arguments, calls the core (reader.core) and prints; a refusal from the
 core (a ReaderError) becomes one line on stderr and exit status 2, here in `main`.
@@ -19,11 +20,11 @@ from pathlib import Path
 
 from ..errors import ReaderError
 from ..settings import Settings, describe
-from . import feeds, library, maintenance, serve
+from . import feeds, library, maintenance, passwords, serve
 from .base import Command, database_path_problem, one_line
 from .serve import seed_database
 
-GROUPS = (serve, feeds, library, maintenance)
+GROUPS = (serve, feeds, library, maintenance, passwords)
 COMMANDS: dict[str, Command] = {name: command for group in GROUPS for name, command in group.COMMANDS.items()}
 
 

@@ -477,10 +477,47 @@ async def _v11_to_v12(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V12)
 
 
+# Version 13: native apps sign in (reader/core/sync.py). An app password is made by
+# `reader app-password add NAME` and shown once; only its salted scrypt hash is kept, with
+# the digest of the Fever key it implies (Fever clients send md5("NAME:password"), so it
+# is looked up by that) and a secret that signs the image URLs handed to that app. A
+# sign-in (ClientLogin) gets a random token, kept hashed; revoking the password deletes
+# its tokens in the same transaction, so every app signed in with it stops at once.
+SCHEMA_V13 = """
+CREATE TABLE app_passwords (
+    id           INTEGER PRIMARY KEY,
+    name         TEXT NOT NULL,     -- what the person called it; the user name apps send
+    salt         BLOB NOT NULL,
+    hash         BLOB NOT NULL,     -- hashlib.scrypt(password, salt), see core/sync.py
+    fever_key    TEXT NOT NULL,     -- sha256 (hex) of md5("name:password") (hex)
+    secret       TEXT NOT NULL,     -- signs the image URLs given to apps using it
+    created_at   REAL NOT NULL,
+    last_used_at REAL,
+    revoked_at   REAL               -- NULL while it works
+);
+-- one live password per name (a revoked one's name may be used again); sign-in looks it up
+CREATE UNIQUE INDEX app_passwords_by_name ON app_passwords (name COLLATE NOCASE) WHERE revoked_at IS NULL;
+-- speed up Fever's sign-in, which sends only the key
+CREATE INDEX app_passwords_by_fever_key ON app_passwords (fever_key) WHERE revoked_at IS NULL;
+CREATE TABLE sync_tokens (
+    hash         TEXT PRIMARY KEY,  -- sha256 (hex) of the token an app sends as GoogleLogin auth
+    password_id  INTEGER NOT NULL REFERENCES app_passwords (id) ON DELETE CASCADE,
+    created_at   REAL NOT NULL,
+    last_used_at REAL NOT NULL
+) WITHOUT ROWID;
+-- revoking a password deletes its tokens
+CREATE INDEX sync_tokens_by_password ON sync_tokens (password_id);
+"""
+
+
+async def _v12_to_v13(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V13)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
-    _v9_to_v10, _v10_to_v11, _v11_to_v12]
+    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13]
 
 
 # Tables every reader database has had since version 1.

@@ -430,5 +430,36 @@ CREATE TRIGGER tags_version_delete AFTER DELETE ON tags BEGIN
 END;
 
 
+-- Native apps (the Google Reader API and Fever, reader/core/sync.py). An app password is
+-- made by `reader app-password add NAME` and shown once; only its salted scrypt hash is
+-- kept, with the digest of the Fever key it implies (Fever clients send md5("NAME:password"),
+-- so it is looked up by that) and a secret that signs the image URLs handed to that app.
+CREATE TABLE app_passwords (
+    id           INTEGER PRIMARY KEY,
+    name         TEXT NOT NULL,     -- what the person called it; the user name apps send
+    salt         BLOB NOT NULL,
+    hash         BLOB NOT NULL,     -- hashlib.scrypt(password, salt), see core/sync.py
+    fever_key    TEXT NOT NULL,     -- sha256 (hex) of md5("name:password") (hex)
+    secret       TEXT NOT NULL,     -- signs the image URLs given to apps using it
+    created_at   REAL NOT NULL,
+    last_used_at REAL,
+    revoked_at   REAL               -- NULL while it works
+);
+-- one live password per name (a revoked one's name may be used again); sign-in looks it up
+CREATE UNIQUE INDEX app_passwords_by_name ON app_passwords (name COLLATE NOCASE) WHERE revoked_at IS NULL;
+-- speed up Fever's sign-in, which sends only the key
+CREATE INDEX app_passwords_by_fever_key ON app_passwords (fever_key) WHERE revoked_at IS NULL;
+-- A sign-in (ClientLogin) gets a random token, kept hashed; revoking the password deletes
+-- its tokens in the same transaction, so every app signed in with it stops at once.
+CREATE TABLE sync_tokens (
+    hash         TEXT PRIMARY KEY,  -- sha256 (hex) of the token an app sends as GoogleLogin auth
+    password_id  INTEGER NOT NULL REFERENCES app_passwords (id) ON DELETE CASCADE,
+    created_at   REAL NOT NULL,
+    last_used_at REAL NOT NULL
+) WITHOUT ROWID;
+-- revoking a password deletes its tokens
+CREATE INDEX sync_tokens_by_password ON sync_tokens (password_id);
+
+
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 12;
+PRAGMA user_version = 13;

@@ -61,6 +61,10 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 # Reachable without logging in. Browsers fetch an app's manifest without cookies.
 OPEN_PATHS = ("/login", "/static/", "/manifest.webmanifest")
+# sync API: native apps (reader/web/sync/) sign in with app passwords and tokens of their
+# own, never the session or the web password, and send no CSRF token; their stored images
+# are capability URLs an app's web view loads from another origin (a read, no effect)
+SYNC_PATHS = re.compile(r"/accounts/ClientLogin|/reader/api/0/.*|/fever(?:/.*)?|/api/fever\.php|/sync/images/.*")
 
 # Request bodies, counted while they stream. Before login nobody needs more than a login
 # form; a logged-in form or JSON body is a URL and a title; only an upload is large.
@@ -168,13 +172,14 @@ class Access:
         if origin is None:
             return await refuse(421, self._host_message(headers.get("host", "")))
         scope["reader.origin"] = origin
-        if foreign_subresource(headers):
+        sync = SYNC_PATHS.fullmatch(scope["path"]) is not None  # sync API: see SYNC_PATHS
+        if foreign_subresource(headers) and not scope["path"].startswith("/sync/images/"):  # sync API
             return await refuse(403, "another site's page cannot load or embed reader's pages")
         if scope["method"] not in SAFE_METHODS and cross_site(Request(scope), self.origins):
             return await refuse(403, "cross-site request refused")
 
         authenticated = True
-        if self.password:
+        if self.password and not sync:  # sync API: its routes check their own tokens
             client = client_key(scope)  # parsing the address costs a tenth of a kept page's answer: only when needed
             presents_password = (scope["method"] == "POST" and scope["path"] == "/login") or \
                 "authorization" in headers
@@ -208,7 +213,7 @@ class Access:
 
         token = cookie_parser(headers["cookie"]).get(CSRF_COOKIE) if "cookie" in headers else None
         fresh = None
-        if not token or len(token) < 20:
+        if (not token or len(token) < 20) and not sync:  # sync API: no CSRF cookie
             token = fresh = secrets.token_urlsafe(32)
         scope["reader.csrf"] = token
 

@@ -10,6 +10,8 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..resources import static_dir
+from .sync import fever, greader
+from .sync.greader import PREFIX
 from .api import articles as api_articles
 from .api import devices as api_devices
 from .api import feeds as api_feeds
@@ -37,6 +39,8 @@ class RowIdConvertor(IntegerConvertor):
 
 # before the table below: a Route compiles its path, and the converter it names, when built
 register_url_convertor("rowid", RowIdConvertor())
+
+SYNC_READ = ["GET", "POST"]  # native apps differ: some POST their reads
 
 routes: list[BaseRoute] = [
     # the reader view first: a ready article's open is the request most worth answering
@@ -128,6 +132,35 @@ routes: list[BaseRoute] = [
     Route("/api/offline", api_devices.offline, methods=["GET"]),
     Route("/api/queue", api_status.queue, methods=["GET"]),
     Route("/api/stats", api_status.stats, methods=["GET"]),
+
+    # the sync API for native apps (reader/web/sync/): the Google Reader API at
+    # /accounts/ClientLogin and /reader/api/0/..., Fever at /fever/ and /api/fever.php,
+    # and the images their articles show, by signed URL
+    Route("/accounts/ClientLogin", greader.client_login, methods=SYNC_READ),
+    Route(f"{PREFIX}/token", greader.token_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/user-info", greader.user_info_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/subscription/list", greader.subscription_list_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/tag/list", greader.tag_list_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/unread-count", greader.unread_count_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/stream/items/ids", greader.stream_item_ids_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/stream/items/contents", greader.stream_items_contents_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/stream/contents", greader.stream_contents_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/stream/contents/{{stream:path}}", greader.stream_contents_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/edit-tag", greader.edit_tag_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/mark-all-as-read", greader.mark_all_as_read_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/subscription/quickadd", greader.quickadd_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/subscription/edit", greader.subscription_edit_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/rename-tag", greader.rename_tag_endpoint, methods=SYNC_READ),
+    Route(f"{PREFIX}/disable-tag", greader.disable_tag_endpoint, methods=SYNC_READ),
+    Route("/sync/images/{password:syncid}/{signature}/{id:syncid}/{hash}", greader.image, methods=["GET"]),
+    # every other path the access layer lets through as the sync API's is answered by it
+    # (a line of text), never by the pages' error page
+    Route("/sync/images/{rest:path}", greader.no_image_endpoint, methods=["GET", "POST"]),
+    Route(f"{PREFIX}/{{rest:path}}", greader.unknown_endpoint, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+    Route("/fever/", fever.fever, methods=["GET", "POST"]),
+    Route("/fever", fever.fever, methods=["GET", "POST"]),
+    Route("/api/fever.php", fever.fever, methods=["GET", "POST"]),
+    Route("/fever/{rest:path}", fever.fever, methods=["GET", "POST"]),  # any path below it is Fever's too
 
     Mount("/static", StaticFiles(directory=static_dir()), name="static"),
 ]

@@ -113,7 +113,7 @@ def test_the_comparison_sees_what_schema_sql_lacks(tmp_path):
         "CREATE INDEX articles_extra ON articles (guid)",
         "DROP INDEX articles_saved",
         "DROP TRIGGER unread_update",
-        "PRAGMA user_version = 13",
+        "PRAGMA user_version = 999",
     ]):
         changed = tmp_path / f"changed-{n}.db"
         shutil.copyfile(reference, changed)
