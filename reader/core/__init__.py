@@ -31,7 +31,8 @@ from .reader import (
     snippet_html,
 )
 from .reading import Opened, OpenedBy, OpenedPage
-from .running import Resolver, running
+from ..fetch.guard import Resolver
+from .running import running
 
 __all__ = [
     "LANES",

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import Conflict, Invalid, Malformed, NotFound
 from ..params import MAX_ID
 from ..records import Feed, StoredImage
-from ..store.sync import Stream
+from ..store.sync import Stream as Stream  # the adapters name streams by it
 
 if TYPE_CHECKING:
     from ..store import Store

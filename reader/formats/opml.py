@@ -25,9 +25,9 @@ from .importers.base import (
     ImportFileError,
     ImportReport,
     http_url,
-    normalize_url,
     one_line,
 )
+from ..urls import normalize_url
 
 MAX_OPML_BYTES = 10_000_000  # some 50,000 feeds: more than any reader's export
 

@@ -104,7 +104,7 @@ def header_deadline_protocol(timeout: float, limit: int = LIMIT_CONCURRENCY) -> 
     return HeaderDeadline
 
 
-def server_options(settings: Settings) -> dict:
+def server_options(settings: Settings) -> dict[str, Any]:
     """The keyword arguments `reader serve` gives uvicorn (tests serve with the same)."""
     return {
         "host": settings.host, "port": settings.port,

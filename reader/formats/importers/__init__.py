@@ -30,8 +30,8 @@ from .base import (
     Note,
     ParsedImport,
     decode,
-    normalize_url,
 )
+from ...urls import normalize_url
 from .csvfiles import csv_kind, header_of, parse_instapaper_csv, parse_pocket_csv, refuse_columns
 from .htmlfiles import build_bookmarks_html, parse_netscape, parse_pocket_html
 from .jsonfiles import json_kind, load_json, parse_omnivore_metadata, parse_wallabag

@@ -15,6 +15,7 @@ import posixpath
 import re
 import zipfile
 import zlib
+from typing import Any
 
 from .base import (
     MAX_CONTENT,
@@ -168,7 +169,7 @@ def parse_pocket_zip(archive: Archive, collector: Collector) -> None:
             _attach(collector, where, entry, notes, existing)
 
 
-def _attach(collector: Collector, where: str, entry: dict, notes: list[Note], existing: LinkRecord | None) -> None:
+def _attach(collector: Collector, where: str, entry: dict[str, Any], notes: list[Note], existing: LinkRecord | None) -> None:
     if existing is not None:
         seen = {(n.text, n.comment) for n in existing.notes}
         for note in notes:

@@ -176,7 +176,7 @@ def build_bookmarks_html(links: Iterable[LinkRecord], title: str = "Bookmarks") 
     imports: each link's folder as nested `<H3>` folders, its other tags in TAGS, its time
     added in ADD_DATE, TOREAD 1 or 0 (Pinboard's and Linkding's mark of unread links) and its
     notes in a `<DD>`. Reading it back with parse_file gives the same links."""
-    tree: dict = {}  # folder name -> subtree; links under the key None
+    tree: dict[str | None, Any] = {}  # folder name -> subtree; links under the key None
     for link in links:
         node = tree
         for name in link.folder[:MAX_FOLDER_DEPTH]:
@@ -187,7 +187,7 @@ def build_bookmarks_html(links: Iterable[LinkRecord], title: str = "Bookmarks") 
            '<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">',
            f"<TITLE>{html.escape(title)}</TITLE>", f"<H1>{html.escape(title)}</H1>", "<DL><p>"]
 
-    def write(node: dict, depth: int) -> None:
+    def write(node: dict[str | None, Any], depth: int) -> None:
         pad = "    " * depth
         for link in node.get(None, []):
             attributes = [f'HREF="{_attribute(link.url)}"']

@@ -14,7 +14,7 @@ from starlette.responses import PlainTextResponse, Response
 from ...core import Reader
 from ...core.sync import MAX_ITEM_IDS
 from ...errors import Malformed, ReaderError
-from ..access import Throttle, client_key
+from ..sessions import Throttle, client_key
 
 # Parameters one request may carry: every `i` a call may name, and room for the rest.
 MAX_FIELDS = MAX_ITEM_IDS + 100
