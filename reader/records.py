@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 # A reading position this far through the text is the end: the page reports 1 once the
@@ -14,7 +15,7 @@ from typing import Any
 FINISHED = 0.98
 
 
-@dataclass
+@dataclass(frozen=True)
 class Article:
     id: int
     feed_id: int | None
@@ -56,15 +57,17 @@ class Article:
         return self.read_at is not None and not self.in_progress
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Article:
-        values: dict[str, Any] = {f.name: row.get(f.name) for f in _ARTICLE_FIELDS}
-        return cls(**values)
+    def from_row(cls, row: Mapping[str, Any], **given: Any) -> Article:
+        """The record of a store row; `given` are the fields the row does not hold (its
+        tags, its wait), so the record is made once, whole."""
+        values: dict[str, Any] = {f.name: row.get(f.name) for f in _ARTICLE_FIELDS if f.name not in given}
+        return cls(**values, **given)
 
 
 _ARTICLE_FIELDS = dataclasses.fields(Article)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Feed:
     id: int
     url: str

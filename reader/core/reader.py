@@ -299,25 +299,25 @@ class Reader:
         workers' capacity (the history and the line are read once, only when something is
         queued). The wait costs the article by its own site's recent runs and the work
         ahead of it by theirs (core/waits.py). `tagged`: the rows carry their tags already."""
-        articles = [Article.from_row(row) for row in rows]
         if tagged:
-            for a in articles:
-                a.tags = tuple(a.tags)
-        elif articles:
-            tags = await self._store.tags_of([a.id for a in articles])
-            for a in articles:
-                a.tags = tuple(tags.get(a.id, ()))
-        if any(a.state == "queued" for a in articles):
+            tags: Mapping[int, Sequence[str]] = {row["id"]: row["tags"] for row in rows}
+        else:
+            tags = await self._store.tags_of([row["id"] for row in rows]) if rows else {}
+        waits: dict[int, float | None] = {}
+        capacity = None
+        if any(row["state"] == "queued" for row in rows):
             timings = Timings.from_runs(await self._store.recent_timings())
             capacity = await self._store.capacity()
             work = await self._store.work_in_line()
-            waits = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
-                                   timings, capacity)
-            wait_of = {w["article_id"]: wait for w, wait in zip(work, waits)}
-            for a in articles:
-                if a.state == "queued" and a.position is not None:
-                    a.wait = wait_of.get(a.id)
-                    a.capacity = capacity
+            estimates = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
+                                       timings, capacity)
+            waits = {w["article_id"]: wait for w, wait in zip(work, estimates)}
+        articles = []
+        for row in rows:
+            queued = row["state"] == "queued" and row.get("position") is not None
+            articles.append(Article.from_row(row, tags=tuple(tags.get(row["id"], ())),
+                                             wait=waits.get(row["id"]) if queued else None,
+                                             capacity=capacity if queued else None))
         return articles
 
     async def article(self, article_id: int) -> Article:
@@ -361,10 +361,7 @@ class Reader:
                           " try fewer or rarer words") from None
         except sqlite3.OperationalError:  # fts_terms leaves no syntax; this is a last resort
             raise Invalid(f"{named}could not search for “{text[:100]}”: try plain words") from None
-        articles = await self._with_waits(rows)
-        for a, row in zip(articles, rows):
-            a.snippet = row["snippet"]
-        return articles
+        return await self._with_waits(rows)  # each row carries its snippet
 
     async def listing(self, f: ArticleFilter, *, before: int | None = None, offset: int = 0,
                       limit: int = 50) -> list[Article]:
