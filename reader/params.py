@@ -20,7 +20,7 @@ _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("", "0", "false", "no", "off")
 
 
-def parse_bool(value: Any, name: str) -> bool:
+def parse_bool(value: object, name: str) -> bool:
     """A yes/no from a query string, a form or JSON; missing is no."""
     if value is None or isinstance(value, bool):
         return bool(value)
@@ -32,14 +32,15 @@ def parse_bool(value: Any, name: str) -> bool:
     raise Invalid(f"{name} must be 1 or 0")
 
 
-def parse_int(value: Any, name: str, default: int | None = None, *, low: int = 1, high: int = MAX_ID) -> int | None:
+def parse_int(value: object, name: str, default: int | None = None, *, low: int = 1, high: int = MAX_ID) -> int | None:
     """A whole number within [low, high] from a query string, a form or JSON; missing
     (None or "") is `default`."""
     if value is None or value == "":
         return default
     # JSON's 1e400 is an infinite float (int() raises OverflowError: a 500), and 1.5 would
     # quietly become 1: a float counts only when it is whole and finite.
-    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) or (
+            isinstance(value, float) and not value.is_integer()):
         raise Invalid(f"{name} must be an integer")
     try:
         number = int(value)
@@ -50,7 +51,7 @@ def parse_int(value: Any, name: str, default: int | None = None, *, low: int = 1
     return number
 
 
-def parse_title(value: Any, name: str = "title") -> str | None:
+def parse_title(value: object, name: str = "title") -> str | None:
     """A title as plain text, cut to MAX_TITLE characters; None when empty. Lone
     surrogates (which UTF-8, hence SQLite, cannot store) are replaced."""
     if value is None:

@@ -22,7 +22,7 @@ _MAX_LABEL = 63  # RFC 1035
 _MAX_HOST = 253
 
 
-def check_url(value: Any, name: str = "url") -> str:
+def check_url(value: object, name: str = "url") -> str:
     """The http(s) URL in `value`, stripped, or Invalid saying what is wrong with it."""
     if not isinstance(value, str) or not value.strip():
         raise Invalid(f"{name} is required")
@@ -46,7 +46,7 @@ def check_url(value: Any, name: str = "url") -> str:
     return url
 
 
-def http_url(value: Any) -> str | None:
+def http_url(value: object) -> str | None:
     """The same check for readers of files and feeds, where a bad URL skips one item: the
     URL, or None."""
     try:

@@ -215,7 +215,7 @@ def _selection(ids: Sequence[int] | None, within: ArticleFilter | None, until: i
 _MARKED = re.compile("\x02(.*?)\x03", re.S)
 
 
-def parse_tags(value: Any) -> list[str]:
+def parse_tags(value: object) -> list[str]:
     """Tags from a list of names or one comma-separated string: spaces folded, empty
     ones dropped, duplicates (in any case) once."""
     if isinstance(value, str):
@@ -453,7 +453,7 @@ class Reader:
             raise NotFound("no such article")
         return await self.article(article_id)
 
-    async def set_tags(self, article_ids: Sequence[int], tags: Any, *, add_only: bool = False) -> int:
+    async def set_tags(self, article_ids: Sequence[int], tags: object, *, add_only: bool = False) -> int:
         """Give articles exactly these tags (add_only: these as well); how many were found."""
         names = parse_tags(tags)
         found = await self._store.set_tags(article_ids, names, add_only=add_only)
@@ -461,7 +461,7 @@ class Reader:
             raise NotFound("no such article")
         return found
 
-    async def tag_many(self, tags: Any, *, ids: Sequence[int] | None = None, within: ArticleFilter | None = None,
+    async def tag_many(self, tags: object, *, ids: Sequence[int] | None = None, within: ArticleFilter | None = None,
                        until: int | None = None) -> int:
         """Tag a selection at once: these articles, or everything the filter matches up to
         article `until` (as mark_many). Adds the tags; how many articles were tagged."""
@@ -487,7 +487,7 @@ class Reader:
         """Shutdown: let running imports finish (each batch is its own transaction)."""
         await asyncio.gather(*self._import_tasks, return_exceptions=True)
 
-    async def set_position(self, article_id: int, fraction: Any, at: Any = None) -> Article:
+    async def set_position(self, article_id: int, fraction: object, at: object = None) -> Article:
         """Where the person stopped: a fraction of the text (0 to 1), reached at `at` (seconds
         since the epoch, by the device's clock; now if not given). An older place than the
         one stored is ignored (a device syncing late), and a time in the future counts as
@@ -505,7 +505,7 @@ class Reader:
             raise NotFound("no such article")
         return await self.article(article_id)
 
-    async def once(self, key: Any, action: str, apply: Callable[[], Awaitable[str]]) -> str:
+    async def once(self, key: object, action: str, apply: Callable[[], Awaitable[str]]) -> str:
         """Apply an action a device sent with its own id `key` exactly once: the first time,
         `apply` runs and its answer (or its refusal) is remembered; the same id again,
         however often a flapping connection resends it, gets that answer without applying
@@ -557,14 +557,14 @@ class Reader:
                                          same_origin_images(row["html"], origin), row["bytes"]))
         return chosen
 
-    async def save(self, url: Any, title: Any = None) -> tuple[Article, bool]:
+    async def save(self, url: object, title: object = None) -> tuple[Article, bool]:
         """Save any link as an article without a feed; (article, created). Queues
         nothing: that takes a tap."""
         checked = check_url(url)
         article_id, created = await self._store.save_link(checked, parse_title(title))
         return await self.article(article_id), created
 
-    async def save_and_queue(self, url: Any, title: Any = None) -> Saved:
+    async def save_and_queue(self, url: object, title: object = None) -> Saved:
         """"Save and queue", the person's tap on a confirmation: saved, then queued only if
         it is new or failed (a ready one is there to read; one queued or being cleaned is
         on its way already)."""
@@ -667,7 +667,7 @@ class Reader:
             raise NotFound("no such image")
         return image
 
-    async def finish_with_page(self, url: Any, page: bytes, title: Any = None) -> tuple[Article, Content]:
+    async def finish_with_page(self, url: object, page: bytes, title: object = None) -> tuple[Article, Content]:
         """The second chance: the person's browser sent the page at `url` as it rendered
         it. The article with that address that is not cleaned yet (a failed one, most
         likely; saved now if there is none) is cleaned from that page, through the same
@@ -749,14 +749,14 @@ class Reader:
             raise NotFound("no such feed")
         return found
 
-    async def subscribe(self, url: Any) -> Subscription:
+    async def subscribe(self, url: object) -> Subscription:
         """Subscribe by a feed's URL or a site's (its feed is discovered)."""
         checked = check_url(url)
         # NoFeedFound and NotSubscribed are Invalid: a refusal with one plain sentence
         return await subscribe(self._store, self._client, self._pool, checked,
                                max_bytes=self.settings.max_page_bytes, deadline=self.settings.fetch_timeout)
 
-    async def set_folder(self, feed_id: int, folder: Any) -> None:
+    async def set_folder(self, feed_id: int, folder: object) -> None:
         """Put a feed in a folder (None or "": in none)."""
         if folder is not None and not isinstance(folder, str):
             raise Invalid("folder must be text or null")
@@ -779,7 +779,7 @@ class Reader:
             raise NotFound("no such feed")
         return result
 
-    async def rename_feed(self, feed_id: int, title: Any) -> None:
+    async def rename_feed(self, feed_id: int, title: object) -> None:
         name = parse_title(title, "name")
         if not name:
             raise Invalid("a feed's name cannot be empty")

@@ -98,7 +98,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-async def add_app_password(reader: Reader, name: Any) -> tuple[AppPassword, str]:
+async def add_app_password(reader: Reader, name: object) -> tuple[AppPassword, str]:
     """A new app password called `name`, and the password itself: shown once, never
     stored (only its scrypt hash and the digest of its Fever key are)."""
     if not isinstance(name, str) or not PASSWORD_NAME.fullmatch(name) or name.isdigit():
@@ -121,7 +121,7 @@ async def app_passwords(reader: Reader) -> list[AppPassword]:
             for r in await _store(reader).app_passwords()]
 
 
-async def revoke_app_password(reader: Reader, name_or_id: Any) -> AppPassword:
+async def revoke_app_password(reader: Reader, name_or_id: object) -> AppPassword:
     """Revoke a live app password by its name or id: its tokens go in the same
     transaction, so every app signed in with it is refused from its next request on."""
     text = str(name_or_id)
@@ -137,7 +137,7 @@ async def has_app_passwords(reader: Reader) -> bool:
     return bool(await _store(reader).app_passwords(live_only=True))
 
 
-async def sign_in(reader: Reader, name: Any, password: Any) -> str | None:
+async def sign_in(reader: Reader, name: object, password: object) -> str | None:
     """ClientLogin: the token for a live app password (random, no `=` in it, which
     NetNewsWire splits lines on), or None. The name picks the password to check; a name
     that is none of them (an app that insists on an email address) has every live
@@ -155,7 +155,7 @@ async def sign_in(reader: Reader, name: Any, password: Any) -> str | None:
     return None
 
 
-async def session(reader: Reader, token: Any) -> Session | None:
+async def session(reader: Reader, token: object) -> Session | None:
     """The session a GoogleLogin token belongs to, or None (unknown, or revoked)."""
     if not isinstance(token, str) or not 10 < len(token) < 200:
         return None
@@ -163,7 +163,7 @@ async def session(reader: Reader, token: Any) -> Session | None:
     return Session(row["id"], row["name"], row["secret"]) if row is not None else None
 
 
-async def fever_session(reader: Reader, api_key: Any) -> Session | None:
+async def fever_session(reader: Reader, api_key: object) -> Session | None:
     """The session of a Fever api_key (md5 of "name:password"), or None."""
     if not isinstance(api_key, str) or not re.fullmatch(r"[0-9A-Fa-f]{32}", api_key):
         return None
@@ -208,7 +208,7 @@ _IGNORED_STATES = ("like", "broadcast", "broadcast-friends", "fresh", "created")
 MAX_LABEL = 200
 
 
-def item_id(text: Any) -> int:
+def item_id(text: object) -> int:
     """An item id in any of the four forms clients send: long (`tag:google.com,2005:
     reader/item/` and 16 hex digits), long unpadded (NetNewsWire), bare 16 hex digits
     (Reeder) or decimal (Liferea). 16 characters are always hex, as padded ids are."""
@@ -246,7 +246,7 @@ def _normal(stream_id: str) -> str:
     return "user/-/" + stream_id[match.end():] if match else stream_id
 
 
-def label_name(text: Any) -> str:
+def label_name(text: object) -> str:
     """The name in `user/-/label/NAME` (or a bare name, as some clients send a folder)."""
     if not isinstance(text, str):
         raise Malformed("a label must be text")
@@ -258,7 +258,7 @@ def label_name(text: Any) -> str:
     return name
 
 
-async def stream(reader: Reader, text: Any) -> Stream:
+async def stream(reader: Reader, text: object) -> Stream:
     """A stream id read into reader's terms. An unknown state, feed or label is NotFound."""
     if not isinstance(text, str) or not text or len(text) > 2100:
         raise Malformed("a stream id is text such as user/-/state/com.google/reading-list or feed/42")
@@ -480,7 +480,7 @@ class _Tag:
     name: str | None = None
 
 
-def _edit_tag(text: Any) -> _Tag:
+def _edit_tag(text: object) -> _Tag:
     if not isinstance(text, str):
         raise Malformed("a tag to add or remove must be text")
     raw = _normal(text.strip())
@@ -562,14 +562,14 @@ async def mark_all_read(reader: Reader, target: Stream, before: float | None) ->
         after = ids[-1]
 
 
-def timestamp(text: Any) -> float:
+def timestamp(text: object) -> float:
     """`ts` of mark-all-as-read: microseconds when 16 digits or more, else seconds."""
     if not isinstance(text, str) or not (text.isascii() and text.isdigit()) or len(text) > 19:
         raise Malformed("ts must be a time: seconds, or microseconds, since 1970")
     return int(text) / 1e6 if len(text) >= 16 else float(int(text))
 
 
-async def quickadd(reader: Reader, url: Any) -> Feed | None:
+async def quickadd(reader: Reader, url: object) -> Feed | None:
     """Subscribe by a feed's or a site's address; None if no feed is there."""
     if isinstance(url, str) and url.startswith("feed/"):
         url = url[len("feed/"):]
@@ -580,7 +580,7 @@ async def quickadd(reader: Reader, url: Any) -> Feed | None:
     return await reader.feed(added.feed_id)
 
 
-async def edit_subscription(reader: Reader, action: Any, stream_id: Any, title: Any, add: Sequence[Any],
+async def edit_subscription(reader: Reader, action: object, stream_id: object, title: object, add: Sequence[Any],
                             remove: Sequence[Any]) -> None:
     """subscription/edit: subscribe (then name and folder it), unsubscribe, or edit its
     name and folder. A folder is one label: `a` puts the feed in it, `r` alone takes it
@@ -618,14 +618,14 @@ async def edit_subscription(reader: Reader, action: Any, stream_id: Any, title: 
             await reader.set_folder(feed_id, None)
 
 
-def _own_label(text: Any) -> str:
+def _own_label(text: object) -> str:
     name = label_name(text)
     if name.lower() in (QUEUE_LABEL.lower(), READING_LABEL.lower()):
         raise Invalid(f"{name} is reader's own label: it cannot be renamed or removed")
     return name
 
 
-async def rename_label(reader: Reader, source: Any, dest: Any) -> None:
+async def rename_label(reader: Reader, source: object, dest: object) -> None:
     """rename-tag: the folder and the tag of that name both take the new one."""
     old, new = _own_label(source), _own_label(dest)
     if old.lower() not in {n.lower() for n, _ in await labels(reader)}:
@@ -637,7 +637,7 @@ async def rename_label(reader: Reader, source: Any, dest: Any) -> None:
     await _store(reader).rename_tag(old, new)
 
 
-async def disable_label(reader: Reader, source: Any) -> None:
+async def disable_label(reader: Reader, source: object) -> None:
     """disable-tag: the folder's feeds are in none, the tag comes off its articles."""
     name = _own_label(source)
     if name.lower() not in {n.lower() for n, _ in await labels(reader)}:
