@@ -4,7 +4,6 @@ shares."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from .errors import Invalid
 from .clean.sanitize import plain_text

@@ -107,10 +107,6 @@ class ArticleFilter:
     folder: str | None = None  # articles of the feeds in this folder
 
     @property
-    def tap_order(self) -> bool:
-        return self.state == "ready" and not self.q
-
-    @property
     def is_reading_list(self) -> bool:
         return self == READING_LIST
 

@@ -10,7 +10,6 @@ long.
 from __future__ import annotations
 
 import re
-from typing import Any
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import idna

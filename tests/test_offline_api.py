@@ -7,7 +7,9 @@ browser side is in test_browser_offline.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import sqlite3
 import uuid
 
 
@@ -64,7 +66,8 @@ async def test_racing_replays_apply_once(quiet, pages):
     assert {r.status_code for r in answers} == {200}
     assert len({r.content for r in answers}) == 1
     store = quiet.app.state.reader._store  # type: ignore[attr-defined]
-    assert await store.actions_count() == 1
+    with contextlib.closing(sqlite3.connect(store.path)) as db:
+        assert db.execute("SELECT count(*) FROM actions").fetchone() == (1,)
     row = await store.action(star)
     assert row["action"] == f"POST /api/articles/{a}/star" and row["status"] == 200
 

@@ -42,7 +42,8 @@ async def assert_order(reader, db: Path, f: ArticleFilter, expected: list[int]) 
     listed = [a.id for a in await reader.articles(state=f.state, unread=f.unread, limit=500)]
     assert listed == expected
     for i, article_id in enumerate(expected):
-        prev, nxt = await reader.neighbours(f, article_id)
+        page = await reader.reading_page(article_id, f)  # its neighbours, as its page reads them
+        prev, nxt = page.prev, page.next
         assert (prev.id if prev else None) == (expected[i - 1] if i > 0 else None), (article_id, expected)
         assert (nxt.id if nxt else None) == (expected[i + 1] if i + 1 < len(expected) else None), (article_id, expected)
         page = await reader.articles(state=f.state, unread=f.unread, before=article_id, limit=2)
@@ -87,7 +88,8 @@ async def test_the_ready_list_and_its_neighbours_follow_the_tap_then_cleaning_ti
         await reader.queue(e)
         # tapped, not ready: in no ready list, but reading on from it goes by its tap
         assert e not in [x.id for x in await reader.articles(state="ready", limit=50)]
-        prev, nxt = await reader.neighbours(READY, e)
+        page = await reader.reading_page(e, READY)
+        prev, nxt = page.prev, page.next
         assert (prev.id if prev else None, nxt) == (d, None)
         await assert_order(reader, settings.db, READY, [three, one, two, a, b, c, f, d])
 
@@ -105,7 +107,8 @@ async def test_the_ready_list_and_its_neighbours_follow_the_tap_then_cleaning_ti
         await assert_order(reader, settings.db, READING_LIST, [three, two, a, b, d, e, f])
         await assert_order(reader, settings.db, READY, [three, one, two, a, b, c, d, e, f])
         # reading on from an article just read (opening it marked it read) still works
-        prev, nxt = await reader.neighbours(READING_LIST, c)
+        page = await reader.reading_page(c, READING_LIST)
+        prev, nxt = page.prev, page.next
         assert (prev.id, nxt.id) == (b, d)
         assert await reader.reading_count() == 7
         offline = [x.id for x in await reader.offline_list("http://reader.test")]

@@ -371,13 +371,6 @@ class Reader:
         return await self.articles(state=f.state, feed_id=f.feed_id, unread=f.unread, starred=f.starred,
                                    tag=f.tag, folder=f.folder, before=before, limit=limit)
 
-    async def neighbours(self, f: ArticleFilter, article_id: int) -> tuple[Link | None, Link | None]:
-        """(previous, next) of an article in a list, for reading through it. The article
-        need not match the list any more (opening it may have just marked it read); its
-        place in the list's order is enough. Read as its page reads them (`reading_page`)."""
-        page = await self.reading_page(article_id, f)
-        return page.prev, page.next
-
     async def _search_neighbours(self, f: ArticleFilter, article_id: int) -> tuple[Link | None, Link | None]:
         """A search is ranked, not keyed: its neighbours are looked up in its first
         SEARCH_NEIGHBOURS results."""

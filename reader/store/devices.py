@@ -69,9 +69,6 @@ class DeviceStore(StoreBase):
     async def action(self, key: str) -> dict[str, Any] | None:
         return await self._one("SELECT key, action, status, answer, at FROM actions WHERE key = ?", (key,))
 
-    async def actions_count(self) -> int:
-        return await self._count("SELECT count(*) FROM actions")
-
     async def reading_list_contents(self, limit: int) -> list[OfflineRow]:
         """The reading list in tap order (oldest first), each article's id, cleaned HTML
         and its size: what a device saves for offline reading."""
