@@ -4,8 +4,9 @@ Reading: every outline with an `xmlUrl` is a feed, wherever it sits; import_opml
 each in the folder around it (an outline holding outlines; reader.importers reads those).
 A file with a DOCTYPE or an ENTITY declaration is refused before it is parsed: OPML never
 needs one, and entity expansion ("billion laughs") and external entities are how XML
-files attack their readers. The check runs in expat itself (reader/xmlguard.py, which
-sees through any encoding), so nothing is ever expanded.
+files attack their readers. The check runs in expat itself (reader/formats/xmlguard.py,
+which reads any encoding Python has a codec for, multi-byte ones included), so nothing is
+ever expanded.
 
 Writing: export_opml nests each feed in its folder's outlines; build_opml writes one flat
 list of `<outline type="rss">` with text, title, xmlUrl and htmlUrl.
@@ -24,7 +25,7 @@ from ..clean.sanitize import valid_text
 from .importers import FeedRecord, ImportFileError, ImportReport, build_opml_folders, parse_opml_folders
 from ..store import Store
 from ..urls import http_url
-from .xmlguard import REFUSED, Declared, read_guarded, xml_chars
+from .xmlguard import REFUSED, Declared, Undecodable, read_guarded, utf8_document, xml_chars
 
 MAX_OPML_BYTES = 10_000_000
 
@@ -64,6 +65,8 @@ def _check_no_declarations(data: bytes) -> None:
                         f" line {exc.lineno})") from None
     except LookupError as exc:  # encoding="x-bogus": expat asks Python for a codec that does not exist
         raise OpmlError(f"not an OPML file (it declares an encoding Python does not know: {exc})") from None
+    except Undecodable as exc:
+        raise OpmlError(f"not an OPML file reader can read ({exc})") from None
 
 
 def _local(tag: Any) -> str:
@@ -90,6 +93,9 @@ def parse_opml(data: bytes) -> tuple[list[OpmlFeed], list[str]]:
     if not data.strip():
         raise OpmlError("not an OPML file (the file is empty)")
     _check_no_declarations(data)
+    # ElementTree's expat cannot read a multi-byte encoding either; the check above has
+    # decoded this once already, so a second time cannot fail
+    data = utf8_document(data)
     try:
         root = ET.fromstring(data)
     except LookupError as exc:
