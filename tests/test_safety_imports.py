@@ -7,12 +7,17 @@ parser and through `reader import` / `reader import-opml` as a process of its ow
 
 from __future__ import annotations
 
+import io
+import json
+import zipfile
+
 import pytest
 
-from reader.formats.importers import ImportFileError, ImportReport, parse_opml_folders
+from reader.formats.importers import ImportFileError, ImportReport, parse_file, parse_opml_folders
 from reader.formats.opml import OpmlError, parse_opml
 
-from .helpers import run_cli
+from .helpers import run_cli, wait_for
+from .importfiles import library
 
 # Feed titles as Japanese and Chinese feed readers write them, and the folder around them
 TITLES = {
@@ -87,3 +92,119 @@ async def test_uploading_opml_in_shift_jis_subscribes_with_its_titles(client):
     assert response.status_code < 400, response.text
     feeds = (await client.get("/api/feeds")).json()["feeds"]
     assert [(f["url"], f["title"]) for f in feeds] == [("http://example.com/shift_jis.xml", title)]
+
+
+# -- lone surrogates in JSON exports --------------------------------------------------------
+
+BAD = "a\ud800b"  # JSON can spell a lone surrogate ("\ud800"); UTF-8, SQLite and nh3 cannot hold one
+CLEAN = "a?b"  # what the API stores for it (reader.clean.sanitize.valid_text)
+
+
+def json_bytes(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=True).encode()  # the surrogate as its \\u escape
+
+
+def zipped(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def wallabag() -> bytes:
+    return json_bytes([
+        {"is_archived": 0, "is_starred": 1, "url": "https://example.org/wallabag", "title": f"title {BAD}",
+         "tags": [f"tag {BAD}", {"label": f"label {BAD}"}], "created_at": "2024-01-01T00:00:00+0000",
+         "published_by": [f"author {BAD}"], "content": f"<p>text {BAD}</p>",
+         "annotations": [{"quote": f"quote {BAD}", "text": f"note {BAD}"}]},
+        {"is_archived": 0, "url": f"https://example.org/{BAD}", "title": "an address with a surrogate"},
+        {"is_archived": 0, "is_starred": 0, "url": "https://example.org/after", "title": "the one after",
+         "created_at": "2024-01-02T00:00:00+0000", "content": ""},
+    ])
+
+
+def omnivore_metadata(url: str = "https://example.org/omnivore") -> list[dict]:
+    return [
+        {"id": "1", "slug": "the-slug", "url": url, "title": f"title {BAD}", "labels": [f"tag {BAD}"],
+         "description": f"summary {BAD}", "author": f"author {BAD}", "state": "Active",
+         "savedAt": "2024-01-01T00:00:00.000Z"},
+        {"id": "2", "slug": "after", "url": "https://example.org/after", "title": "the one after", "state": "Active",
+         "savedAt": "2024-01-02T00:00:00.000Z"},
+    ]
+
+
+def pocket_zip() -> bytes:
+    return zipped({
+        "part_000000.csv": b"title,url,time_added,tags,status\nPocket link,https://example.org/pocket,1700000000,,unread\n"
+                           b"After,https://example.org/after,1700000001,,unread\n",
+        "annotations/part_000000.json": json_bytes([
+            {"url": "https://example.org/pocket", "title": "Pocket link",
+             "highlights": [{"quote": f"quote {BAD}", "created_at": 1700001000}]},
+            {"url": "https://example.org/highlighted", "title": f"title {BAD}",
+             "highlights": [{"quote": f"quote {BAD}", "created_at": 1700001000}]},
+        ]),
+    })
+
+
+SURROGATE_FILES = {
+    "wallabag.json": wallabag,
+    "metadata_0_to_2.json": lambda: json_bytes(omnivore_metadata()),
+    "omnivore.zip": lambda: zipped({
+        "metadata_0_to_2.json": json_bytes(omnivore_metadata()),
+        "content/the-slug.html": "<p>text a\ufffdb</p>".encode(),
+        "highlights/the-slug.md": b"> a highlight\n\nmy note\n",
+    }),
+    "pocket.zip": pocket_zip,
+}
+
+
+async def _finished(client, location: str) -> str | None:
+    """The import's page once it says the import is over (it reloads itself until then)."""
+    page = (await client.get(location)).text
+    return None if 'http-equiv="refresh"' in page else page
+
+
+def no_surrogate(value: object) -> None:
+    text = json.dumps(value, ensure_ascii=False, default=lambda v: sorted(v) if isinstance(v, set) else str(v))
+    text.encode("utf-8")  # raises on a lone surrogate anywhere
+
+
+@pytest.mark.parametrize("name", SURROGATE_FILES)
+def test_every_text_field_a_json_importer_reads_replaces_a_lone_surrogate(name):
+    parsed = parse_file(SURROGATE_FILES[name](), name)
+    assert parsed.links and "https://example.org/after" in {link.url for link in parsed.links}
+    for link in parsed.links:
+        no_surrogate([link.title, link.tags, link.author, link.summary, link.content_html,
+                      [(n.text, n.comment) for n in link.notes], link.folder])
+    text = json.dumps([[link.title, sorted(link.tags), link.author, link.summary, link.content_html,
+                        [(n.text, n.comment) for n in link.notes]] for link in parsed.links], ensure_ascii=False)
+    assert CLEAN in text
+    if name == "wallabag.json":  # an address cannot be mended: that row is skipped, saying why
+        assert [i.where for i in parsed.report.skipped] == ["entry 2"]
+        assert "lone surrogate" in parsed.report.skipped[0].reason
+
+
+@pytest.mark.parametrize("name", SURROGATE_FILES)
+async def test_the_cli_imports_json_exports_with_lone_surrogates_whole(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(SURROGATE_FILES[name]())
+    code, out, err = await run_cli(tmp_path / "reader.db", "import", str(path))
+    assert code == 0 and "Traceback" not in err, err
+    found = await library(tmp_path / "reader.db")
+    assert "https://example.org/after" in found  # the rows after the bad one came in too
+    for article in found.values():
+        no_surrogate([article["title"], article["tags"], [dict(n) for n in article["notes"]], article["content"]])
+    if name != "pocket.zip":
+        [article] = [a for url, a in found.items() if url != "https://example.org/after"]
+        assert article["title"] == f"title {CLEAN}" and f"tag {CLEAN}" in article["tags"]
+
+
+async def test_uploading_a_wallabag_export_with_lone_surrogates_imports_it_whole(client):
+    response = await client.post("/feeds/import", files={"file": ("wallabag.json", wallabag(), "application/json")})
+    assert response.status_code == 303, response.text
+    page = await wait_for(lambda: _finished(client, response.headers["location"]))
+    assert "the import stopped" not in page and "Done (wallabag)" in page, page
+    assert response.status_code < 400, response.text
+    titles = {a["title"] for a in (await client.get("/api/articles")).json()["items"]}
+    assert titles >= {f"title {CLEAN}", "the one after"}

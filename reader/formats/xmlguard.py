@@ -20,6 +20,8 @@ from collections.abc import Callable
 from typing import Any
 from xml.parsers import expat
 
+from ..clean.sanitize import valid_text
+
 # Characters XML 1.0 cannot carry at all, escaped or not (control characters, lone
 # surrogates, U+FFFE and U+FFFF). ElementTree writes them as they are, and a title holding
 # one (a feed's, or one typed in) made reader's own OPML export a file nothing could read.
@@ -48,14 +50,13 @@ _EXPAT_READS = frozenset({"utf-8", "utf-16", "iso-8859-1", "us-ascii"})
 # The XML declaration, which must open the document; an encoding name is ASCII (XML 1.0, 4.3.3)
 _DECLARED = re.compile(rb"""<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([A-Za-z][A-Za-z0-9._-]*)\1""")
 _DECLARATION = re.compile(r"""(\A<\?xml\s[^>]*?\bencoding\s*=\s*)(["'])[^"']*\2""")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def utf8_document(data: bytes) -> bytes:
     """The document as expat can read it: the same bytes when expat reads their encoding
     itself, else decoded by the codec the declaration names (or UTF-32, told by its first
     bytes) and written as UTF-8 with the declaration saying so. A lone surrogate that
-    decoding made (UTF-7 can spell one) becomes U+FFFD, as everywhere in reader.
+    decoding made (UTF-7 can spell one) is replaced as the API replaces it.
     Raises LookupError (an encoding Python has no codec for) or Undecodable."""
     if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
         encoding = "utf-32"  # the codec reads the mark and drops it
@@ -77,7 +78,7 @@ def utf8_document(data: bytes) -> bytes:
                           f" at offset {exc.start} is not {encoding} text") from None
     except UnicodeError as exc:  # a codec that refuses in its own way (idna, "undefined")
         raise Undecodable(f"it declares encoding {encoding!r}, which cannot read it: {exc}") from None
-    text = _DECLARATION.sub(r'\1"utf-8"', _SURROGATE.sub("\ufffd", text), count=1)
+    text = _DECLARATION.sub(r'\1"utf-8"', valid_text(text), count=1)
     return text.encode("utf-8")
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...clean.sanitize import clean_html
+from ...clean.sanitize import clean_html, valid_text
 from ...urls import normalize_url, normalized_parts
 
 # Caps. A real export never comes near them; a hostile one is cut down to size instead of
@@ -276,19 +276,21 @@ def decode(data: bytes) -> tuple[str, str | None]:
 
 
 def one_line(value: Any, limit: int) -> str:
-    """Text on one line (titles, tags, names): spaces folded, capped. Exports hold these as
-    text, not HTML ("a <b> tag" is a title about a tag), so nothing is unescaped or
-    stripped here; they are escaped wherever they are shown."""
+    """Text on one line (titles, tags, names): spaces folded, capped, a lone surrogate (JSON
+    can spell one) replaced as the API replaces it. Exports hold these as text, not HTML
+    ("a <b> tag" is a title about a tag), so nothing is unescaped or stripped here; they
+    are escaped wherever they are shown."""
     if not isinstance(value, str) or not value:
         return ""
-    return " ".join(value[: limit * 4].split())[:limit]
+    return " ".join(valid_text(value[: limit * 4]).split())[:limit]
 
 
 def long_text(value: Any, limit: int) -> str | None:
-    """Text kept as written (notes, comments): line breaks kept, ends trimmed, capped."""
+    """Text kept as written (notes, comments): line breaks kept, ends trimmed, capped, a
+    lone surrogate replaced."""
     if not isinstance(value, str):
         return None
-    value = value.strip()[:limit]
+    value = valid_text(value.strip()[:limit])
     return value or None
 
 
@@ -379,6 +381,10 @@ class Collector:
             return None
         if len(url) > MAX_URL:
             self.report.add(where, f"URL longer than {MAX_URL} characters", kept=False)
+            return None
+        if valid_text(url) != url:  # a lone surrogate: no character stands in for one in an address
+            self.report.add(where, f"the URL holds a character no address can (a lone surrogate): {one_line(url, 100)}",
+                            kept=False)
             return None
         checked = checked_url(url)
         if checked is None:
