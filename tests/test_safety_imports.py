@@ -7,12 +7,20 @@ parser and through `reader import` / `reader import-opml` as a process of its ow
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
+import shutil
+import sqlite3
+import tracemalloc
 import zipfile
 
 import pytest
 
+from reader.core import imports
+from reader.errors import Invalid
+from reader.settings import Settings
+from reader.store import Store
 from reader.formats.importers import ImportFileError, ImportReport, parse_file, parse_opml_folders
 from reader.formats.opml import OpmlError, parse_opml
 
@@ -208,3 +216,104 @@ async def test_uploading_a_wallabag_export_with_lone_surrogates_imports_it_whole
     assert response.status_code < 400, response.text
     titles = {a["title"] for a in (await client.get("/api/articles")).json()["items"]}
     assert titles >= {f"title {CLEAN}", "the one after"}
+
+
+# -- big files: batches, a cap, one at a time, a stop ------------------------------------------
+
+def pocket_csv(rows: int, start: int = 0) -> bytes:
+    return ("title,url,time_added,tags,status\n" + "".join(
+        f"Link {i},https://example.org/{i},{1_600_000_000 + i},bulk,unread\n" for i in range(start, start + rows))
+    ).encode()
+
+
+def pocket_zip_of(rows: int) -> bytes:
+    return zipped({"part_000000.csv": pocket_csv(rows)})
+
+
+async def saved_links(db) -> int:
+    async with await Store.open(db) as store:
+        return len(await store.list_articles(limit=10_000_000))
+
+
+def test_the_cap_on_links_per_import_is_a_setting():
+    assert Settings().max_import_links == 100_000
+    assert Settings.from_env({"READER_MAX_IMPORT_LINKS": "5"}).max_import_links == 5
+
+
+async def test_an_export_past_the_cap_brings_in_its_first_links_and_says_so(settings):
+    parsed = imports.parse(pocket_zip_of(2_500), "pocket.zip")
+    async with await Store.open(settings.db) as store:
+        outcome = await imports.apply(store, parsed, max_links=1_000)
+    assert outcome.new == 1_000 and not outcome.stopped
+    [note] = [n for n in outcome.notes if "READER_MAX_IMPORT_LINKS" in n]
+    assert "more than 1,000 links" in note and "the rest were left out" in note
+    assert await saved_links(settings.db) == 1_000
+
+
+async def _peak_of_an_import(db, rows: int) -> int:
+    data = pocket_zip_of(rows)
+    tracemalloc.start()
+    try:
+        async with await Store.open(db) as store:
+            parsed = await asyncio.to_thread(imports.parse, data, "pocket.zip")
+            outcome = await imports.apply(store, parsed, max_links=10 * rows)
+        assert outcome.new == rows
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+async def test_an_imports_memory_holds_a_batch_not_every_row(tmp_path, empty_database):
+    """Every row used to be held as records and then as the store's form at once (about
+    1,100 bytes a row: a million rows took a server to 940 MB); now a batch is, and what
+    stays per row is the file's own text and the normalized URL that merges duplicates."""
+    peaks = {}
+    for rows in (5_000, 20_000):
+        db = tmp_path / f"{rows}.db"
+        shutil.copyfile(empty_database, db)
+        peaks[rows] = await _peak_of_an_import(db, rows)
+    per_row = (peaks[20_000] - peaks[5_000]) / 15_000
+    assert per_row < 400, (peaks, per_row)
+
+
+async def test_imports_take_turns_and_the_one_waiting_says_so(settings):
+    first, second = imports.ImportJob(id=1, name="first.zip"), imports.ImportJob(id=2, name="second.zip")
+    third = imports.ImportJob(id=3, name="third.zip")
+    async with await Store.open(settings.db) as store:
+        blocker = sqlite3.connect(settings.db, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # another writer: the first import cannot store yet
+        try:
+            running = asyncio.ensure_future(imports.apply(store, imports.parse(pocket_zip_of(3_000), "a"), job=first))
+            await wait_for(lambda: first.total == 3_000)
+            waiting = asyncio.ensure_future(imports.apply(store, imports.parse(pocket_csv(10, 5_000), "b"), job=second))
+            told_to_stop = asyncio.ensure_future(imports.apply(store, imports.parse(pocket_csv(10), "c"), job=third))
+            await wait_for(lambda: second.waiting and third.waiting)
+            assert second.status == "waiting for the import before it" and second.total is None
+            imports.stop_imports([third])  # a job told to stop while it waits leaves the line
+            with pytest.raises(Invalid, match="nothing was stored"):
+                await told_to_stop
+            assert not running.done() and second.waiting
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        first.outcome = await running
+        second.outcome = await waiting
+    assert first.outcome.new == 3_000 and second.outcome.new == 10
+    assert not second.waiting and second.status == "10 of 10 links stored"
+
+
+async def test_a_stopped_import_ends_at_a_batch_and_importing_again_adds_no_copies(settings):
+    data = pocket_zip_of(30_000)
+    job = imports.ImportJob(id=1, name="pocket.zip")
+    async with await Store.open(settings.db) as store:
+        started = asyncio.ensure_future(imports.apply(store, imports.parse(data, "pocket.zip"), job=job))
+        await wait_for(lambda: job.done > 0, interval=0.002)
+        imports.stop_imports([job])
+        outcome = await started
+        assert outcome.stopped and 0 < outcome.new < 30_000 and outcome.new % imports.BATCH == 0
+        [note] = [n for n in outcome.notes if "stopped" in n]
+        assert f"after {outcome.new:,} of 30,000 links" in note
+        assert await saved_links(settings.db) == outcome.new
+        again = await imports.apply(store, imports.parse(data, "pocket.zip"))
+    assert again.new == 30_000 - outcome.new and again.merged == outcome.new and not again.stopped
+    assert await saved_links(settings.db) == 30_000

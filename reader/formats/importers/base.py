@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 import email.utils
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -156,6 +156,8 @@ class ParsedImport:
     feeds: list[FeedRecord] = field(default_factory=list)
     report: ImportReport = field(default_factory=ImportReport)
     native: bytes | None = None
+    # What plan_file sniffed, for count_links and stream_links to read: (format, content)
+    source: Any = None
 
 
 # -- URLs (one normal form for all of reader: ..urls.normalize_url) ------------------------
@@ -325,6 +327,8 @@ class Collector:
     """Gathers one file's links: checks each row, merges duplicates by normalized URL, and
     writes down in the report every row skipped or changed, and why."""
 
+    keep_content = True  # a counting pass leaves the saved texts unsanitized (the costly part)
+
     def __init__(self, report: ImportReport) -> None:
         self.report = report
         self.links: list[LinkRecord] = []
@@ -348,7 +352,7 @@ class Collector:
         )
         if record.title == good:
             record.title = ""  # no name: the page's own is used once it is cleaned
-        if content_html:
+        if content_html and self.keep_content:
             if len(content_html) > MAX_CONTENT:
                 report.add(where, f"saved content larger than {MAX_CONTENT // 1_000_000} MB: left out"
                            " (the page can still be cleaned from the web)", kept=True)
@@ -398,3 +402,88 @@ class Collector:
             self.report.add(where, f"{what} is not a date we can read ({one_line(str(value), 60)!r}):"
                             " kept without it", kept=True)
             return None
+
+
+class Full(Exception):
+    """The import's cap on links is reached: the parser stops there."""
+
+
+class Counter(Collector):
+    """Counts the distinct links of a file without keeping them (the keys only, up to
+    `limit`; past it, Full), so the total is known before anything is stored."""
+
+    keep_content = False
+
+    def __init__(self, report: ImportReport, limit: int) -> None:
+        super().__init__(report)
+        self.limit = limit
+        self.keys: set[str] = set()
+
+    def add(self, where: str, record: LinkRecord) -> LinkRecord:
+        if record.key not in self.keys:
+            if len(self.keys) >= self.limit:
+                raise Full
+            self.keys.add(record.key)
+        return record
+
+    def find(self, url: str) -> LinkRecord | None:
+        try:
+            key = normalize_url(url)
+        except ValueError:
+            return None
+        return LinkRecord(url=url, key=key) if key in self.keys else None  # taken in, then forgotten
+
+
+class Streamer(Collector):
+    """Hands the links on in batches as the parser finds them: `flush(links, held)` runs
+    on the parser's thread and returns once they are stored, so memory holds one batch, not the
+    file. Within a batch duplicates merge as in Collector; a duplicate of a link already
+    handed on goes on again, and the store unites it with what it stored (counted as
+    already there). `stored` is the store's keys of saved links, which flush keeps up to
+    date: highlights for one of them go on with the next batch, as a record of its own
+    (`held` counts those: not links of the file). At most `limit` links: past it, Full."""
+
+    def __init__(self, report: ImportReport, flush: Callable[[list[LinkRecord], int], None],
+                 batch: int, limit: int, stored: Mapping[str, int]) -> None:
+        super().__init__(report)
+        self._flush = flush
+        self._batch = batch
+        self.limit = limit
+        self.count = 0  # links handed on or held, duplicates within a batch counted once
+        self._stored = stored
+        self._held = 0
+
+    def add(self, where: str, record: LinkRecord) -> LinkRecord:
+        if record.key in self._by_key:
+            return super().add(where, record)
+        if self.count >= self.limit:
+            raise Full
+        self.count += 1
+        super().add(where, record)
+        if len(self.links) >= self._batch:
+            self.hand_on()
+        return record
+
+    def find(self, url: str) -> LinkRecord | None:
+        found = super().find(url)
+        if found is not None:
+            return found
+        try:
+            key = normalize_url(url)
+        except ValueError:
+            return None
+        if key not in self._stored:
+            return None
+        # What is added to this record (highlights) goes on with the next batch, and the
+        # store adds it to the link it holds
+        record = LinkRecord(url=url, key=key)
+        self._by_key[key] = (record, "")
+        self.links.append(record)
+        self._held += 1
+        return record
+
+    def hand_on(self) -> None:
+        """Store what the batch holds (the parser's end calls it for the last one)."""
+        if self.links:
+            self._flush(self.links, self._held)
+        self.links, self._by_key, self._held = [], {}, 0
