@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import html
+import logging
 import time
 import weakref
 from collections.abc import Callable, Iterable
@@ -41,6 +42,8 @@ from ..store import ImportLink, Store
 
 BATCH = 2_000  # links per transaction: progress can be shown, and the writer lock is never held long
 MAX_IMPORT_LINKS: int = Settings.max_import_links  # the setting's default, for callers that pass none
+log = logging.getLogger(__name__)
+
 TURN_POLL = 0.05  # seconds between a waiting import's looks at whether its turn has come
 
 Progress = Callable[[int, int], None]  # (links done, links in the file)
@@ -96,6 +99,9 @@ def parse(data: bytes, name: str) -> ParsedImport:
     return plan_file(data, name)
 
 
+_NOT_STARTED = "reader was stopping before this import's turn came: nothing was stored; import the file again"
+
+
 class _Line:
     """The imports of one database in this process, in the order they asked: the first
     one runs, the rest wait."""
@@ -117,8 +123,7 @@ async def _wait_turn(store: Store, turn: object, job: ImportJob | None) -> None:
             if job is not None:
                 job.waiting = True
                 if job.stopping:
-                    raise Invalid("reader was stopping before this import's turn came: nothing was stored;"
-                                  " import the file again")
+                    raise Invalid(_NOT_STARTED)
             await asyncio.sleep(TURN_POLL)
     except BaseException:
         line.waiting.remove(turn)
@@ -144,6 +149,9 @@ async def apply(store: Store, parsed: ParsedImport, progress: Progress | None = 
         progress = job.progress
     turn = object()
     await _wait_turn(store, turn, job)
+    if job is not None and job.stopping:  # told while it read the file, before anything was stored
+        _leave_line(store, turn)
+        raise Invalid(_NOT_STARTED)
     try:
         return await _apply(store, parsed, progress, job, max(0, max_links))
     finally:
@@ -208,6 +216,8 @@ async def _apply(store: Store, parsed: ParsedImport, progress: Progress | None, 
     if stopped:
         outcome.stopped = True
         done = min(stored["new"] + stored["merged"], total)
+        log.warning("import of %s stopped (reader is stopping) after %d of %d links; importing it again"
+                    " brings in the rest", parsed.name, done, total)
         outcome.notes.append(f"stopped when reader was stopping, after {done:,} of {total:,} links;"
                              " importing the same file again brings in the rest without copies")
     return outcome
