@@ -136,6 +136,10 @@ class Settings:
         "READER_MAX_UPLOAD_BYTES", 20_000_000,
         "largest request body for a file upload (the import form: OPML or any export reader reads); other forms and JSON get 1 MB, requests before login 16 KB",
         int)
+    max_import_links: int = _setting(
+        "READER_MAX_IMPORT_LINKS", 100_000,
+        "most links one import brings in (a file holding more brings in its first ones and says so); imports"
+        " run one at a time", int)
     header_timeout: float = _setting(
         "READER_HEADER_TIMEOUT", 10.0,
         "seconds a connection may take to send a request's headers before `reader serve` closes it", float)

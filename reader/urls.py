@@ -2,13 +2,15 @@
 export or a feed. An http(s) URL with a host that can be looked up, or `Invalid`.
 
 Everything a URL can do to the code after it is refused here, so nothing later (the
-fetcher's IDNA encoding, SQLite's UTF-8 encoding, the sanitizer) raises on it: brackets
-that do not close, empty or over-long host labels, lone surrogates, URLs that are pages
-long.
+fetcher's IDNA encoding, SQLite's UTF-8 encoding, the sanitizer, the HTTP client) raises
+on it: brackets that do not close, empty or over-long host labels, lone surrogates, URLs
+that are pages long, control characters, a space in the host, an IP-literal that is no
+IPv6 address.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
@@ -19,6 +21,9 @@ from .settings import MAX_URL_LENGTH
 
 _MAX_LABEL = 63  # RFC 1035
 _MAX_HOST = 253
+# C0, DEL and C1: urlsplit drops a tab or a newline without a word and keeps a NUL, which
+# then lands raw in pages and files; no address holds one unescaped
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def check_url(value: object, name: str = "url") -> str:
@@ -33,6 +38,10 @@ def check_url(value: object, name: str = "url") -> str:
         url.encode("utf-8")
     except UnicodeEncodeError:
         raise Invalid(f"{name} is not valid text (it holds a lone surrogate)") from None
+    control = _CONTROL.search(url)
+    if control:
+        raise Invalid(f"not a valid URL: {shown} (it holds a control character,"
+                      f" {control.group(0)!r} at {control.start()})")
     try:
         parts = urlsplit(url)
         host = parts.hostname
@@ -41,7 +50,7 @@ def check_url(value: object, name: str = "url") -> str:
         raise Invalid(f"not a valid URL: {shown} ({exc})") from None
     if parts.scheme.lower() not in ("http", "https") or not host:
         raise Invalid(f"not an http or https URL: {shown}")
-    _check_host(host, shown)
+    _check_host(host, shown, "[" in parts.netloc.rpartition("@")[2])
     return url
 
 
@@ -54,9 +63,17 @@ def http_url(value: object) -> str | None:
         return None
 
 
-def _check_host(host: str, shown: str) -> None:
-    if host.startswith("[") or ":" in host:  # an IPv6 literal: urlsplit checked its brackets
+def _check_host(host: str, shown: str, bracketed: bool) -> None:
+    if bracketed:
+        # urlsplit checks an IPv6 literal but lets any "[v1.x]" (RFC 3986's IPvFuture)
+        # through, which no client can connect to; a zone id is spelled %25 in a URL
+        try:
+            ipaddress.IPv6Address(host.replace("%25", "%", 1))
+        except ValueError:
+            raise Invalid(f"not a valid URL: {shown} (the address in brackets is not an IPv6 address)") from None
         return
+    if any(c.isspace() for c in host):  # a space in a path the client escapes; in a host it cannot
+        raise Invalid(f"not a valid URL: {shown} (the host name holds a space)")
     if len(host) > _MAX_HOST:
         raise Invalid(f"not a valid URL: {shown} (the host name is too long)")
     labels = host.rstrip(".").split(".")

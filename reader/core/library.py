@@ -42,7 +42,7 @@ from ..store.check import Health, check_file
 from ..store.salvage import Salvage
 from . import exports
 from .exports import PortabilityError, folder_path
-from .imports import ImportOutcome, Progress, apply, parse
+from .imports import MAX_IMPORT_LINKS, ImportJob, ImportOutcome, Progress, apply, parse
 
 # More new feeds than this in one import are left to the background refresher.
 IMPORT_FETCH_LIMIT = 20
@@ -67,10 +67,13 @@ async def fetch_new_feeds(outcome: ImportOutcome, fetch: Fetch | None) -> None:
 
 
 async def import_data(store: Store, data: bytes, name: str, *, fetch: Fetch | None,
-                      progress: Progress | None = None, opml_only: bool = False) -> ImportOutcome:
+                      progress: Progress | None = None, opml_only: bool = False,
+                      job: ImportJob | None = None, max_links: int = MAX_IMPORT_LINKS) -> ImportOutcome:
     """Import one file's bytes, any format reader reads (`opml_only`: it must be OPML, and
     anything else is refused in the OPML reader's words), then apply the rule for its new
-    feeds. Raises Invalid for a file that cannot be imported at all."""
+    feeds. At most `max_links` links come in (READER_MAX_IMPORT_LINKS), one import at a
+    time; a `job` told to stop ends at a batch boundary. Raises Invalid for a file that
+    cannot be imported at all."""
     try:
         if opml_only:
             parsed = await asyncio.to_thread(_parse_opml, data, name)
@@ -79,7 +82,7 @@ async def import_data(store: Store, data: bytes, name: str, *, fetch: Fetch | No
         if parsed.native is not None:
             outcome = await exports.import_export_data(store, data, name)
         else:
-            outcome = await apply(store, parsed, progress)
+            outcome = await apply(store, parsed, progress, job=job, max_links=max_links)
     except (ImportFileError, PortabilityError) as exc:
         raise Invalid(str(exc)) from None
     await fetch_new_feeds(outcome, fetch)
@@ -93,7 +96,7 @@ def _parse_opml(data: bytes, name: str) -> ParsedImport:
 
 
 async def import_path(store: Store, path: Path, *, fetch: Fetch | None,
-                      progress: Progress | None = None) -> ImportOutcome:
+                      progress: Progress | None = None, max_links: int = MAX_IMPORT_LINKS) -> ImportOutcome:
     """Import a file, or a directory holding reader's own export (feeds.opml and
     articles.json, read and checked before anything is written), as `import_data` does.
     Raises Invalid, naming the path, for one that cannot be read or imported."""
@@ -104,7 +107,8 @@ async def import_path(store: Store, path: Path, *, fetch: Fetch | None,
             raise Invalid(str(exc)) from None
         await fetch_new_feeds(outcome, fetch)
         return outcome
-    return await import_data(store, read_file(path), str(path), fetch=fetch, progress=progress)
+    return await import_data(store, read_file(path), str(path), fetch=fetch, progress=progress,
+                             max_links=max_links)
 
 
 def read_file(path: Path) -> bytes:

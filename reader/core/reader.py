@@ -44,7 +44,7 @@ from ..pool import CpuPool
 from ..feeds.refresh import RefreshResult, refresh_feeds
 from .reading import DirectLane, Opened, OpenedBy, OpenedPage, cleaning_errors, marks_read, starts_cleaning
 from .waits import Timings, Work, estimate_waits
-from .imports import ImportJob, Progress
+from .imports import ImportJob, Progress, stop_imports
 from . import library
 from .library import export_opml
 from .exports import bookmarks_html
@@ -267,9 +267,10 @@ class Reader:
 
     def stop_taking_work(self) -> None:
         """Stop taking new work: the worker stops pulling from the line (extractions in
-        progress go on; `drain` bounds them)."""
+        progress go on; `drain` bounds them), and imports end at their next batch."""
         if self._worker is not None:
             self._worker.stop()
+        stop_imports(self.imports.values())
 
     async def drain(self, grace: float | None = None) -> None:
         """Shutdown: no open starts an extraction from now on, and those in progress get
@@ -477,7 +478,9 @@ class Reader:
         return job
 
     async def finish_imports(self) -> None:
-        """Shutdown: let running imports finish (each batch is its own transaction)."""
+        """Shutdown: running imports end at their next batch (each batch is its own
+        transaction: what was stored stays, and importing the file again adds the rest)."""
+        stop_imports(self.imports.values())
         await asyncio.gather(*self._import_tasks, return_exceptions=True)
 
     async def set_position(self, article_id: int, fraction: object, at: object = None) -> Article:
@@ -800,19 +803,21 @@ class Reader:
     # -- the library as files: one way in, one rule for fetching after it (core/library.py)
 
     async def import_data(self, data: bytes, name: str, *, progress: Progress | None = None,
-                          fetch: bool = True, opml_only: bool = False) -> library.ImportOutcome:
+                          fetch: bool = True, opml_only: bool = False,
+                          job: ImportJob | None = None) -> library.ImportOutcome:
         """Import one file's bytes, any format reader reads, told apart by content
         (`opml_only`: it must be OPML). Its new feeds are fetched right after it when
         there are at most library.IMPORT_FETCH_LIMIT, else left to the refresher (the one
         rule, reader/core/library.py); `fetch=False` opts out. Links are never fetched."""
         return await library.import_data(self._store, data, name, fetch=self.refresh_ids if fetch else None,
-                                         progress=progress, opml_only=opml_only)
+                                         progress=progress, opml_only=opml_only, job=job,
+                                         max_links=self.settings.max_import_links)
 
     async def import_path(self, path: Path, *, progress: Progress | None = None,
                           fetch: bool = True) -> library.ImportOutcome:
         """import_data for a file, or for a directory of reader's own export."""
         return await library.import_path(self._store, path, fetch=self.refresh_ids if fetch else None,
-                                         progress=progress)
+                                         progress=progress, max_links=self.settings.max_import_links)
 
     @staticmethod
     def format_of(data: bytes, name: str) -> str:
@@ -831,7 +836,7 @@ class Reader:
 
         async def run() -> None:
             try:
-                job.outcome = await self.import_data(data, name, progress=job.progress)
+                job.outcome = await self.import_data(data, name, progress=job.progress, job=job)
             except Invalid as exc:
                 job.error = exc.message
             except Exception as exc:  # a storage failure: the page says so, the server goes on

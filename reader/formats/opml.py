@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from xml.parsers import expat
 
-from .xmlguard import REFUSED, Declared, read_guarded, xml_chars
+from .xmlguard import REFUSED, Declared, Undecodable, read_guarded, xml_chars
 from .importers.base import (
     MAX_FOLDER_DEPTH,
     MAX_TITLE,
@@ -117,6 +117,8 @@ def parse_opml(data: bytes, name: str = "the file", report: ImportReport | None 
         raise ImportFileError(f"{name}: not an OPML file (not well-formed XML: {expat.ErrorString(exc.code)},"
                               f" line {exc.lineno})") from None
     except LookupError as exc:  # an encoding declaration Python has no codec for
+        raise ImportFileError(f"{name}: not an OPML file reader can read ({exc})") from None
+    except Undecodable as exc:
         raise ImportFileError(f"{name}: not an OPML file reader can read ({exc})") from None
     except RecursionError:
         raise ImportFileError(f"{name}: XML nested too deeply to be an OPML file") from None

@@ -6,8 +6,10 @@ few at a time and within one overall deadline, so a slow image host delays the a
 by a bounded time and never holds its claim for long. Only real images are kept: the
 type is sniffed from the bytes (PNG, JPEG, GIF, WebP, AVIF), never taken from the
 server, and SVG (which can carry script) is refused like anything else that is not one
-of those. The number of images and their bytes per article are capped, in the order the
-images appear.
+of those. An image whose header claims more pixels than anything an article shows
+(reader/jobs/pixels.py) is refused too: a few hundred bytes can claim 40 GB once decoded,
+and it is the e-reader or the browser that would decode it. The number of images and
+their bytes per article are capped, in the order the images appear.
 
 The article's HTML then points at reader (`/articles/{id}/images/{sha256}`), so it
 reads offline and with its origin gone, and the page's CSP can say `img-src 'self'`.
@@ -31,6 +33,7 @@ import httpx
 from ..fetch import FetchError, fetch
 from ..records import StoredImage
 from ..clean.images import sniff
+from .pixels import oversized
 from ..settings import Settings
 
 log = logging.getLogger(__name__)
@@ -84,6 +87,10 @@ async def fetch_images(
         result.received += len(response.body)
         kind = sniff(response.body)
         if kind is None:
+            return None
+        too_large = oversized(response.body, kind)
+        if too_large is not None:
+            log.info("image %s not kept: %s", src[:200], too_large)
             return None
         return StoredImage(hashlib.sha256(response.body).hexdigest(), src, kind, response.body)
 

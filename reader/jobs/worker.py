@@ -89,13 +89,23 @@ class Worker:
         back) has committed: `wake` reaches only this process, and waiting out the poll
         interval made a tap in another process wait up to that long."""
         seen: int | None = None
+        failing = False
         while not self._stopping:
             version: int | None
             try:
                 version = await self.store.data_version()
-            except Exception:
-                log.exception("watching the database for changes failed")
+            except Exception as exc:
+                # Whatever stops it (a file made read-only, a disk gone) stops it at every
+                # look, twice a second: say so once, and once when it is over
+                if not failing:
+                    log.warning("watching the database for changes failed (%s); a tap in another process"
+                                " waits for the poll interval until it works again", exc)
+                failing = True
                 version = seen
+            else:
+                if failing:
+                    log.info("watching the database for changes works again")
+                failing = False
             if seen is not None and version != seen:
                 self.wake()
             seen = version

@@ -25,6 +25,9 @@ class LineStore(StoreBase):
     async def data_version(self) -> int:
         """A number that changes whenever anything commits to the database, in any
         process: how idle workers notice a tap made elsewhere without polling the line."""
+        if self._read_only:  # nobody can commit, and a connection of its own cannot even open
+            rows = await rows_of(self._read, "PRAGMA data_version")
+            return int(rows[0][0])
         if self._watcher is None:
             self._watcher = await aiosqlite.connect(self.path, isolation_level=None)
         rows = await rows_of(self._watcher, "PRAGMA data_version")

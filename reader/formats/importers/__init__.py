@@ -1,6 +1,8 @@
 """Move in from anywhere: read the library files other apps export.
 
     parse_file(data, name) -> ParsedImport      every format below, told apart by content
+    plan_file(data, name) -> ParsedImport       the same, links left in the file: then
+    count_links(plan, limit), stream_links(plan, flush, batch, limit)   read them in batches
     detect_format(data, name) -> str            just the format's key
     normalize_url(url) -> str                   what duplicate links share
     build_bookmarks_html(links) -> bytes        Netscape bookmark HTML, with folders and tags
@@ -16,13 +18,16 @@ row, the rest comes in)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .archives import Archive, parse_omnivore_zip, parse_pocket_zip, zip_kind
 from .base import (
     Collector,
+    Counter,
     FeedRecord,
+    Full,
+    Streamer,
     ImportFileError,
     ImportReport,
     Issue,
@@ -31,14 +36,15 @@ from .base import (
     ParsedImport,
     decode,
 )
-from ...urls import normalize_url
 from .csvfiles import csv_kind, header_of, parse_instapaper_csv, parse_pocket_csv, refuse_columns
 from .htmlfiles import build_bookmarks_html, parse_netscape, parse_pocket_html
 from .jsonfiles import json_kind, load_json, parse_omnivore_metadata, parse_wallabag
+from ...urls import normalize_url
 
 __all__ = [
     "FORMATS", "FeedRecord", "ImportFileError", "ImportReport", "Issue", "LinkRecord", "Note", "ParsedImport",
-    "build_bookmarks_html", "detect_format", "normalize_url", "parse_file",
+    "build_bookmarks_html", "count_links", "detect_format", "normalize_url", "parse_file",
+    "plan_file", "stream_links",
 ]
 
 FORMATS: dict[str, str] = {
@@ -118,37 +124,82 @@ def detect_format(data: bytes, name: str = "file") -> str:
 def parse_file(data: bytes, name: str = "file") -> ParsedImport:
     """Everything one file holds: links or feeds, merged by normalized URL within the file,
     and the report of what was skipped or changed and why. Raises only ImportFileError."""
+    result = plan_file(data, name)
+    if result.source is not None:
+        collector = Collector(result.report)
+        _read_links(result.source, collector)
+        result.links, result.source = collector.links, None
+    return result
+
+
+def plan_file(data: bytes, name: str = "file") -> ParsedImport:
+    """What parse_file gives, with the links still in the file: `source` holds what was
+    sniffed, for count_links and stream_links (None when the file holds no links: OPML,
+    reader's own export). Raises only ImportFileError."""
     kind, found = _sniff(data, name)
     result = ParsedImport(format=kind, name=name)
-    report = result.report
-    collector = Collector(report)
     if isinstance(found, Archive):
-        if kind == "omnivore":
-            parse_omnivore_zip(found, collector)
-        else:
-            parse_pocket_zip(found, collector)
-    else:
-        content, note = found
-        if note:
-            report.notes.append(note)
-        if kind == "reader":
-            result.native = data
-            return result
-        if kind == "opml":
-            # here, not at the top: reader.formats.opml takes its records from .base, and
-            # importing that runs this package first
-            from ..opml import parse_opml
+        result.source = (kind, found)
+        return result
+    content, note = found
+    if note:
+        result.report.notes.append(note)
+    if kind == "reader":
+        result.native = data
+    elif kind == "opml":
+        # here, not at the top: reader.formats.opml takes its records from .base, and
+        # importing that runs this package first
+        from ..opml import parse_opml
 
-            result.feeds = parse_opml(content, name, report, result.refused_feeds)
-            return result
-        parsers: dict[str, Callable[[Any, Collector], None]] = {
-            "wallabag": parse_wallabag,
-            "omnivore": parse_omnivore_metadata,
-            "pocket-csv": parse_pocket_csv,
-            "instapaper-csv": parse_instapaper_csv,
-            "netscape": parse_netscape,
-            "pocket-html": parse_pocket_html,
-        }
-        parsers[kind](content, collector)
-    result.links = collector.links
+        result.feeds = parse_opml(content, name, result.report, result.refused_feeds)
+    else:
+        result.source = (kind, content)
     return result
+
+
+def count_links(plan: ParsedImport, limit: int) -> int:
+    """The links (distinct) stream_links will hand on, at most `limit` + 1 (past the cap,
+    counting stops). Reads the whole file, so a file refused (ImportFileError) is refused
+    before anything of it is stored."""
+    counter = Counter(ImportReport(), limit)
+    try:
+        _read_links(plan.source, counter)
+    except Full:
+        return limit + 1
+    return len(counter.keys)
+
+
+def stream_links(plan: ParsedImport, flush: Callable[[list[LinkRecord], int], None], batch: int,
+                 limit: int, stored: Mapping[str, int]) -> bool:
+    """Read the links of a planned file, calling `flush(links, held)` with each batch as it
+    fills (see Streamer; `stored` the store's keys of saved links), the report written
+    into the plan's. Stops after `limit` links: True if it did (links were left out).
+    Whatever flush raises ends the reading there and passes through."""
+    streamer = Streamer(plan.report, flush, batch, limit, stored)
+    try:
+        _read_links(plan.source, streamer)
+    except Full:
+        streamer.hand_on()
+        return True
+    streamer.hand_on()
+    return False
+
+
+def _read_links(source: tuple[str, Any], collector: Collector) -> None:
+    kind, content = source
+    if isinstance(content, Archive):
+        content.budget = content.allowed  # each reading of the ZIP has the whole budget
+        if kind == "omnivore":
+            parse_omnivore_zip(content, collector)
+        else:
+            parse_pocket_zip(content, collector)
+        return
+    parsers: dict[str, Callable[[Any, Collector], None]] = {
+        "wallabag": parse_wallabag,
+        "omnivore": parse_omnivore_metadata,
+        "pocket-csv": parse_pocket_csv,
+        "instapaper-csv": parse_instapaper_csv,
+        "netscape": parse_netscape,
+        "pocket-html": parse_pocket_html,
+    }
+    parsers[kind](content, collector)

@@ -9,13 +9,13 @@ from __future__ import annotations
 import datetime
 import email.utils
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from ...errors import Invalid
-from ...clean.sanitize import clean_html
+from ...clean.sanitize import clean_html, valid_text
 from ...urls import normalize_url, normalized_parts
 
 # Caps. A real export never comes near them; a hostile one is cut down to size instead of
@@ -158,6 +158,8 @@ class ParsedImport:
     report: ImportReport = field(default_factory=ImportReport)
     native: bytes | None = None
     refused_feeds: list[str] = field(default_factory=list)  # OPML xmlUrls that are not http(s), as given
+    # What plan_file sniffed, for count_links and stream_links to read: (format, content)
+    source: Any = None
 
 
 # -- URLs (one normal form for all of reader: ..urls.normalize_url) ------------------------
@@ -278,19 +280,21 @@ def decode(data: bytes) -> tuple[str, str | None]:
 
 
 def one_line(value: Any, limit: int) -> str:
-    """Text on one line (titles, tags, names): spaces folded, capped. Exports hold these as
-    text, not HTML ("a <b> tag" is a title about a tag), so nothing is unescaped or
-    stripped here; they are escaped wherever they are shown."""
+    """Text on one line (titles, tags, names): spaces folded, capped, a lone surrogate (JSON
+    can spell one) replaced as the API replaces it. Exports hold these as text, not HTML
+    ("a <b> tag" is a title about a tag), so nothing is unescaped or stripped here; they
+    are escaped wherever they are shown."""
     if not isinstance(value, str) or not value:
         return ""
-    return " ".join(value[: limit * 4].split())[:limit]
+    return " ".join(valid_text(value[: limit * 4]).split())[:limit]
 
 
 def long_text(value: Any, limit: int) -> str | None:
-    """Text kept as written (notes, comments): line breaks kept, ends trimmed, capped."""
+    """Text kept as written (notes, comments): line breaks kept, ends trimmed, capped, a
+    lone surrogate replaced."""
     if not isinstance(value, str):
         return None
-    value = value.strip()[:limit]
+    value = valid_text(value.strip()[:limit])
     return value or None
 
 
@@ -325,6 +329,8 @@ class Collector:
     """Gathers one file's links: checks each row, merges duplicates by normalized URL, and
     writes down in the report every row skipped or changed, and why."""
 
+    keep_content = True  # a counting pass leaves the saved texts unsanitized (the costly part)
+
     def __init__(self, report: ImportReport) -> None:
         self.report = report
         self.links: list[LinkRecord] = []
@@ -348,7 +354,7 @@ class Collector:
         )
         if record.title == good:
             record.title = ""  # no name: the page's own is used once it is cleaned
-        if content_html:
+        if content_html and self.keep_content:
             if len(content_html) > MAX_CONTENT:
                 report.add(where, f"saved content larger than {MAX_CONTENT // 1_000_000} MB: left out"
                            " (the page can still be cleaned from the web)", kept=True)
@@ -382,6 +388,10 @@ class Collector:
         if len(url) > MAX_URL:
             self.report.add(where, f"URL longer than {MAX_URL} characters", kept=False)
             return None
+        if valid_text(url) != url:  # a lone surrogate: no character stands in for one in an address
+            self.report.add(where, f"the URL holds a character no address can (a lone surrogate): {one_line(url, 100)}",
+                            kept=False)
+            return None
         checked = checked_url(url)
         if checked is None:
             self.report.add(where, f"not an http(s) URL: {one_line(url, 100)}", kept=False)
@@ -394,3 +404,88 @@ class Collector:
             self.report.add(where, f"{what} is not a date we can read ({one_line(str(value), 60)!r}):"
                             " kept without it", kept=True)
             return None
+
+
+class Full(Exception):
+    """The import's cap on links is reached: the parser stops there."""
+
+
+class Counter(Collector):
+    """Counts the distinct links of a file without keeping them (the keys only, up to
+    `limit`; past it, Full), so the total is known before anything is stored."""
+
+    keep_content = False
+
+    def __init__(self, report: ImportReport, limit: int) -> None:
+        super().__init__(report)
+        self.limit = limit
+        self.keys: set[str] = set()
+
+    def add(self, where: str, record: LinkRecord) -> LinkRecord:
+        if record.key not in self.keys:
+            if len(self.keys) >= self.limit:
+                raise Full
+            self.keys.add(record.key)
+        return record
+
+    def find(self, url: str) -> LinkRecord | None:
+        try:
+            key = normalize_url(url)
+        except ValueError:
+            return None
+        return LinkRecord(url=url, key=key) if key in self.keys else None  # taken in, then forgotten
+
+
+class Streamer(Collector):
+    """Hands the links on in batches as the parser finds them: `flush(links, held)` runs
+    on the parser's thread and returns once they are stored, so memory holds one batch, not the
+    file. Within a batch duplicates merge as in Collector; a duplicate of a link already
+    handed on goes on again, and the store unites it with what it stored (counted as
+    already there). `stored` is the store's keys of saved links, which flush keeps up to
+    date: highlights for one of them go on with the next batch, as a record of its own
+    (`held` counts those: not links of the file). At most `limit` links: past it, Full."""
+
+    def __init__(self, report: ImportReport, flush: Callable[[list[LinkRecord], int], None],
+                 batch: int, limit: int, stored: Mapping[str, int]) -> None:
+        super().__init__(report)
+        self._flush = flush
+        self._batch = batch
+        self.limit = limit
+        self.count = 0  # links handed on or held, duplicates within a batch counted once
+        self._stored = stored
+        self._held = 0
+
+    def add(self, where: str, record: LinkRecord) -> LinkRecord:
+        if record.key in self._by_key:
+            return super().add(where, record)
+        if self.count >= self.limit:
+            raise Full
+        self.count += 1
+        super().add(where, record)
+        if len(self.links) >= self._batch:
+            self.hand_on()
+        return record
+
+    def find(self, url: str) -> LinkRecord | None:
+        found = super().find(url)
+        if found is not None:
+            return found
+        try:
+            key = normalize_url(url)
+        except ValueError:
+            return None
+        if key not in self._stored:
+            return None
+        # What is added to this record (highlights) goes on with the next batch, and the
+        # store adds it to the link it holds
+        record = LinkRecord(url=url, key=key)
+        self._by_key[key] = (record, "")
+        self.links.append(record)
+        self._held += 1
+        return record
+
+    def hand_on(self) -> None:
+        """Store what the batch holds (the parser's end calls it for the last one)."""
+        if self.links:
+            self._flush(self.links, self._held)
+        self.links, self._by_key, self._held = [], {}, 0
