@@ -37,12 +37,13 @@ from markupsafe import Markup, escape
 
 from ..jobs.cleaning import Cleaner
 from ..feeds.discover import NoFeedFound, NotSubscribed, Subscription, subscribe
-from ..errors import Conflict, Invalid, Malformed, NotFound, ReaderError, Unavailable
+from ..errors import Conflict, Forbidden, Invalid, Malformed, NotFound, ReaderError, Unavailable
 from ..fetch import FetchError, Response, fetch
 from ..formats.epub import Edition, EditionArticle, assemble_epub
 from ..pool import CpuPool
 from ..feeds.refresh import RefreshResult, refresh_feeds
-from .reading import DirectLane, Opened, OpenedBy, OpenedPage, cleaning_errors, marks_read, starts_cleaning
+from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPage, cleaning_errors, marks_read,
+                      starts_work)
 from .waits import Timings, Work, estimate_waits
 from .imports import ImportJob, Progress
 from . import library
@@ -616,11 +617,18 @@ class Reader:
             raise NotFound("no such article")
         return found
 
-    async def open(self, article_id: int) -> Content:
+    async def open(self, article_id: int, *, by: OpenedBy = "person") -> Content:
         """The cleaned text, extracting it now if nobody has (the direct lane), however long
         that takes: the claim row decides who extracts, and a loser waits for the winner's
         result. Asking for the text itself (the API, the command line) is asking for the
-        work, so a failed article is tried again. Raises NotFound, ExtractionFailed, Stopping."""
+        work, so a failed article is tried again. Opened by another site's link: the text
+        if it is there, else Forbidden, with nothing started. Raises NotFound, Forbidden,
+        ExtractionFailed, Stopping."""
+        if not starts_work(by):
+            _, there = await self.reading(article_id)
+            if there is None:
+                raise Forbidden(STARTED_ELSEWHERE)
+            return there
         await self.article(article_id)  # NotFound before any work starts
         content = await self._lane.text(article_id)
         assert content is not None  # no bound on the wait
@@ -632,7 +640,7 @@ class Reader:
         nothing started) and waited for up to `wait` seconds. A failed article is not tried
         again: a retry is a tap. Marks nothing."""
         article, content = await self.reading(article_id)
-        return await self._lane.state(article, content, wait=wait, start=starts_cleaning(by))
+        return await self._lane.state(article, content, wait=wait, start=starts_work(by))
 
     async def open_page(self, article_id: int, within: ArticleFilter = READING_LIST, *,
                         by: OpenedBy = "person") -> OpenedPage:
@@ -641,7 +649,7 @@ class Reader:
         person opened it (once: later opens write nothing)."""
         page = await self.reading_page(article_id, within)
         opened = await self._lane.state(page.article, page.content, wait=self.settings.open_wait,
-                                        start=starts_cleaning(by))
+                                        start=starts_work(by))
         article = opened.article
         marked = article.read_at is None and marks_read(by)
         if marked:

@@ -26,7 +26,7 @@ OFFLINE_SAVE_HEADER = "x-reader-offline"
 
 
 def opened_by(request: Request) -> OpenedBy:
-    """Who opened an article, from the request: a link on another site's page is not the
+    """Who opened an article (or asked for a book), from the request: a link on another site's page is not the
     person asking; the service worker saving the reading list for offline reading sends
     OFFLINE_SAVE_HEADER; anything else is the person, from reader."""
     if from_another_site(request):

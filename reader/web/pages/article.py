@@ -74,8 +74,9 @@ async def reading_body(request: Request) -> Response:
 
 async def article_image(request: Request) -> Response:
     """An image stored with an article. Its address names its bytes (their sha256), so it
-    never changes: cached for a year, immutable. The type was sniffed when it was stored,
-    and nosniff (on every answer) keeps the browser to it."""
+    never changes: cached for a year, immutable, by the person's browser alone (private: with
+    a password it is theirs, and a shared cache must not hand it to whoever names it). The
+    type was sniffed when it was stored, and nosniff (on every answer) keeps the browser to it."""
     image = await reader_of(request).image(request.path_params["id"], request.path_params["hash"])
     return Response(image.data, media_type=image.type,
-                    headers={"Cache-Control": "public, max-age=31536000, immutable"})
+                    headers={"Cache-Control": "private, max-age=31536000, immutable"})
