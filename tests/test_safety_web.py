@@ -9,8 +9,11 @@ import contextlib
 import sqlite3
 import time
 
+from reader.settings import Settings
+
 from .books import png
-from .helpers import app_client, state_of, subscribe_slugs
+from .helpers import LoopbackServer, app_client, state_of, subscribe_slugs
+from .test_bad_disk import Disk, disk, made, on_disk  # noqa: F401 (the tiny tmpfs and its settings)
 
 # A followed link on another site's page, as Chromium sends it: no Origin on a navigation.
 FOLLOWED_FROM_ELSEWHERE = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
@@ -65,6 +68,46 @@ async def test_another_sites_link_to_an_edition_fetches_no_image(settings, pages
         for path in ("/edition.epub", f"/articles/{a}.epub"):
             assert (await client.get(path)).status_code == 200
         assert pages.hits["/pictures/old.png"] == 2
+
+
+# -- reading goes on when writing cannot -----------------------------------------------------------------------------
+
+async def _unread(client, article_id: int) -> bool:
+    return (await client.get(f"/api/articles/{article_id}")).json()["read"] is False
+
+
+async def test_with_the_disk_full_an_unread_article_opens_and_says_the_mark_was_not_saved(
+        on_disk: Settings, disk: Disk, pages: LoopbackServer) -> None:
+    """Opening marks an article read; with the disk full that write fails, and it took the
+    page down (503) for every unread article while read ones opened fine."""
+    async with app_client(on_disk) as client:
+        _, [a] = await subscribe_slugs(client, pages, ["a"])
+        assert (await client.get(f"/api/articles/{a}/content")).status_code == 200  # ready, still unread
+        disk.fill()
+        for _ in range(2):  # and again: a page saying so is never kept
+            page = await client.get(f"/articles/{a}")
+            assert page.status_code == 200 and "marker-a" in page.text
+            assert "Not marked read" in page.text and "the disk is full" in page.text
+            assert page.headers["cache-control"] == "no-store"
+        assert await _unread(client, a)
+
+        disk.free()
+        page = await client.get(f"/articles/{a}")
+        assert page.status_code == 200 and "Not marked read" not in page.text
+        assert not await _unread(client, a)
+
+
+async def test_on_a_read_only_database_an_unread_article_opens_and_says_the_mark_was_not_saved(
+        on_disk: Settings, disk: Disk, pages: LoopbackServer) -> None:
+    [a] = await made(on_disk, pages, ["a"])
+    async with app_client(on_disk) as client:
+        assert (await client.get(f"/api/articles/{a}/content")).status_code == 200
+    disk.remount("ro")
+    async with app_client(on_disk) as client:
+        page = await client.get(f"/articles/{a}")
+        assert page.status_code == 200 and "marker-a" in page.text
+        assert "Not marked read" in page.text and "the database is read-only" in page.text
+        assert await _unread(client, a)
 
 
 # -- images are private ------------------------------------------------------------------------------------------

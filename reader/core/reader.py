@@ -37,7 +37,7 @@ from markupsafe import Markup, escape
 
 from ..jobs.cleaning import Cleaner
 from ..feeds.discover import NoFeedFound, NotSubscribed, Subscription, subscribe
-from ..errors import Conflict, Forbidden, Invalid, Malformed, NotFound, ReaderError, Unavailable
+from ..errors import Conflict, Forbidden, Invalid, Malformed, NotFound, ReaderError, StorageError, Unavailable
 from ..fetch import FetchError, Response, fetch
 from ..formats.epub import Edition, EditionArticle, assemble_epub
 from ..pool import CpuPool
@@ -646,16 +646,23 @@ class Reader:
                         by: OpenedBy = "person") -> OpenedPage:
         """An article's page opened: what `reading_page` reads, the text (waited for up to
         READER_OPEN_WAIT seconds, as `reading_state`), and the article marked read if the
-        person opened it (once: later opens write nothing)."""
+        person opened it (once: later opens write nothing). A mark the database cannot
+        take is said in `unsaved`, not raised."""
         page = await self.reading_page(article_id, within)
         opened = await self._lane.state(page.article, page.content, wait=self.settings.open_wait,
                                         start=starts_work(by))
         article = opened.article
         marked = article.read_at is None and marks_read(by)
+        unsaved = None
         if marked:
-            article = await self.mark_opened(article_id)
+            try:
+                article = await self.mark_opened(article_id)
+            except StorageError as exc:
+                # Reading goes on when writing cannot: the mark is a side effect of opening,
+                # and a full or read-only disk must not take the text down with it.
+                marked, unsaved = False, f"Not marked read (the mark could not be saved): {exc.message}"
         return OpenedPage(article, opened.content, opened.error, page=page,
-                          unchanged=page.content is not None and not marked)
+                          unchanged=page.content is not None and not marked and unsaved is None, unsaved=unsaved)
 
     async def kept_version(self, article_id: int, *, by: OpenedBy = "person") -> int | None:
         """The library's version, if opening this article now changes nothing (a page of it

@@ -71,10 +71,13 @@ class OpenedPage(Opened):
     """An article's page as it was read (`page`: its neighbours, notes, the reading list's
     length and the library's version), with the article as it is after this open.
     `unchanged`: the page read at `page.version` still shows it (the text was there
-    already and the open marked nothing), so a page rendered at that version holds."""
+    already and the open marked nothing), so a page rendered at that version holds.
+    `unsaved`: what the open meant to write and could not (the disk full, the file
+    read-only), for the page to say; the text is shown all the same."""
 
     page: ArticlePage | None = None
     unchanged: bool = False
+    unsaved: str | None = None
 
 
 @contextlib.contextmanager

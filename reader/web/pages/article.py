@@ -42,11 +42,12 @@ async def read(request: Request) -> Response:
     if opened.unchanged and reader.changes_with_version(f):
         key = page_key(reader, article_id, request.scope.get("reader.csrf", ""), carry)
     through = await _through(request, page, f, carry, count)
-    if opened.content is not None and opened.error is None:
+    # a page that says a write failed is this open's alone: rendered, never kept
+    if opened.content is not None and opened.error is None and opened.unsaved is None:
         return ready_page(request, opened.article, opened.content, through,
                            (key, page.version) if key is not None else None)
     return render(request, "article.html", article=opened.article, content=opened.content, error=opened.error,
-                  held=by == "another site", **through)
+                  held=by == "another site", unsaved=opened.unsaved, **through)
 
 
 async def _through(request: Request, page: ArticlePage, f: ArticleFilter, carry: str,
