@@ -136,3 +136,19 @@ async def test_no_answer_of_the_persons_is_left_to_a_shared_caches_guess(quiet):
         assert response.status_code == 200, path
         assert response.headers["cache-control"] == "no-store", path
     assert "cache-control" not in (await quiet.get("/static/style.css")).headers
+
+
+# -- logging out clears the device ------------------------------------------------------------------------------------
+
+async def test_logging_out_tells_the_browser_to_clear_what_it_saved(settings):
+    """The browser side (the worker's caches, the outbox) is tests/test_browser_logout.py;
+    this is the header that asks for it, and the button that sends the logout."""
+    password = "a long enough password"
+    async with app_client(settings.replace(serve_workers=0, password=password)) as client:
+        assert (await client.post("/login", data={"password": password, "next": "/"})).status_code == 303
+        page = await client.get("/")
+        assert 'action="/logout"' in page.text
+        out = await client.post("/logout")
+        assert out.status_code == 303 and out.headers["clear-site-data"] == '"cache", "storage"'
+    async with app_client(settings.replace(serve_workers=0)) as client:  # no password: no logout to offer
+        assert 'action="/logout"' not in (await client.get("/")).text
