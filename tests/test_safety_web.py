@@ -5,6 +5,7 @@ page server counting what is fetched, the real app."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import sqlite3
 import time
@@ -67,6 +68,21 @@ async def test_another_sites_link_to_an_edition_fetches_no_image(settings, pages
 
         for path in ("/edition.epub", f"/articles/{a}.epub"):
             assert (await client.get(path)).status_code == 200
+        assert pages.hits["/pictures/old.png"] == 2
+
+
+async def test_an_e_reader_app_with_http_basic_still_gets_the_pictures(settings, pages):
+    """E-reader apps send HTTP Basic and no Sec-Fetch-Site: they are the person."""
+    password = "a long enough password"
+    basic = {"Authorization": "Basic " + base64.b64encode(f"reader:{password}".encode()).decode()}
+    async with app_client(settings.replace(serve_workers=0, extract_processes=0, password=password)) as client:
+        client.headers["Authorization"] = f"Bearer {password}"  # the API, as a script uses it
+        _, [a] = await subscribe_slugs(client, pages, ["old"])
+        picture = pages.add("/pictures/old.png", png(3, 2), "image/png")
+        _cleaned_before_images_were_kept(settings.db, a, picture)
+        for path in ("/edition.epub", f"/articles/{a}.epub"):
+            book = await client.get(path, headers=basic)
+            assert book.status_code == 200 and book.headers["content-type"] == "application/epub+zip", path
         assert pages.hits["/pictures/old.png"] == 2
 
 
