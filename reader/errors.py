@@ -52,6 +52,13 @@ class Conflict(ReaderError):
     status = 409
 
 
+class Forbidden(ReaderError):
+    """Not for whoever asked: a link on another site's page cannot start work (fetching,
+    cleaning) the person did not ask for."""
+
+    status = 403
+
+
 class ExtractionFailed(ReaderError):
     """Fetching or cleaning the article failed; the message says why."""
 

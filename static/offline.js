@@ -274,6 +274,24 @@
     });
   }
 
+  // -- logging out -----------------------------------------------------------------------------
+  // What this device saved is the person's: logging out drops the outbox and the positions
+  // (this database) and the service worker's saved pages (it is told). The logout's
+  // Clear-Site-Data does the same where the browser honours it (reader/web/pages/session.py).
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form || form.getAttribute("action") !== "/logout" || event.defaultPrevented) return;
+    if (navigator.serviceWorker && navigator.serviceWorker.controller) {
+      navigator.serviceWorker.controller.postMessage("logout");
+    }
+    if (!window.indexedDB) return;
+    // this page's own connection would hold the deletion back until the page is gone
+    if (opening) opening.then(function (database) { database.close(); }, function () {});
+    opening = Promise.reject(new Error("logged out"));
+    opening.catch(function () {});
+    indexedDB.deleteDatabase("reader");
+  });
+
   function start() {
     showBanner();
     startReading();

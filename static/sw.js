@@ -25,7 +25,16 @@
      (static/offline.js) knows reader is out of reach and keeps what is done in the outbox;
    - reader's own files and images: network first too, the cache when reader cannot be reached;
    - writes, the JSON API, other sites: never touched (offline actions are kept by the
-     page itself, in IndexedDB: static/app.js). */
+     page itself, in IndexedDB: static/app.js).
+
+   Logging out drops the saved pages (with a password, they are the person's): the logout's
+   Clear-Site-Data clears them where the browser honours it, the page tells this worker
+   ("logout") as its form is sent, and this worker drops them itself whenever a page it
+   fetches live is the login page (the browser is logged out, however that came about: a
+   logout, a session that ended with a restart of reader). A sync that was going on then
+   stores nothing more, so a saved copy is only ever answered from what was saved while
+   logged in and before the login page was seen. Without a password there is no login
+   page and no logout: nothing changes. */
 "use strict";
 
 const VERSION = "__READER_VERSION__";
@@ -78,7 +87,21 @@ self.addEventListener("fetch", (event) => {
 
 self.addEventListener("message", (event) => {
   if (event.data === "sync") event.waitUntil(sync());
+  else if (event.data === "logout") event.waitUntil(forget());
 });
+
+// Counts the times the saved pages were dropped: a sync that began before one stops saving.
+let forgotten = 0;
+
+async function forget() {
+  forgotten += 1;
+  last = { list: null, at: 0, message: null };
+  await caches.delete(SAVED_CACHE);
+}
+
+function isLoginPage(url, response) {
+  return url.pathname === "/login" && response.ok;
+}
 
 function articlePath(url) {
   const found = url.pathname.match(/^\/articles\/(\d+)$/);
@@ -97,6 +120,10 @@ async function page(request, url) {
   }
   // An article is saved once, whichever list it was opened from (?list=...).
   const key = articlePath(url) || url.pathname + url.search;
+  if (response && isLoginPage(url, response)) {
+    await forget();  // logged out: nothing saved is answered again
+    return response;
+  }
   if (response && !UNREACHABLE.includes(response.status)) {
     // A saved page seen live is saved again as it is now.
     if (response.ok && !response.redirected) {
@@ -163,6 +190,7 @@ async function saveReadingList() {
   const answer = await fetch("/api/offline", { cache: "no-store" });
   if (!answer.ok) return;
   const list = await answer.json();
+  const epoch = forgotten;
   const same = JSON.stringify(list);
   if (same === last.list && Date.now() - last.at < RESYNC_AFTER) return tell(last.message);
   const saved = await caches.open(SAVED_CACHE);
@@ -177,7 +205,9 @@ async function saveReadingList() {
       return sizes[url];
     }
     const response = await fetch(url, { headers: SAVING, cache: "no-cache" });
-    if (!response.ok) throw new Error(url + ": " + response.status);
+    // redirected: to the login page, the session gone since the list was read
+    if (!response.ok || response.redirected) throw new Error(url + ": " + response.status);
+    if (forgotten !== epoch) throw new Error("logged out");
     const size = (await response.clone().blob()).size;
     await saved.put(url, response);
     kept[url] = size;
@@ -207,6 +237,7 @@ async function saveReadingList() {
     used += size;
     articles += 1;
   }
+  if (forgotten !== epoch) return caches.delete(SAVED_CACHE);  // a put that raced the drop
   for (const request of await saved.keys()) {
     const path = new URL(request.url).pathname + new URL(request.url).search;
     if (!(path in kept) && path !== SIZES) await saved.delete(request);

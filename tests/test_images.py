@@ -47,7 +47,7 @@ async def test_images_are_stored_with_the_article_and_served_from_reader(setting
         for src in srcs:
             response = await client.get(src)
             assert response.status_code == 200
-            assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+            assert response.headers["cache-control"] == "private, max-age=31536000, immutable"
             assert response.headers["x-content-type-options"] == "nosniff"
             assert src.rsplit("/", 1)[1] == hashlib.sha256(response.content).hexdigest()
             served[response.headers["content-type"]] = response.content

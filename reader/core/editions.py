@@ -6,8 +6,10 @@ only choose the filters and deliver the result.
 Images stored with an article (served from reader, `/articles/{id}/images/{hash}`) are
 embedded from the database, with no fetch. An article cleaned before images were kept
 still names them by their URLs: those are fetched when a book is made, through the same
-guarded client as every other fetch. Either way within the book's size cap; an image that
-cannot be had, or is not a type every reading system shows, becomes its alt text."""
+guarded client as every other fetch, unless another site's link asked for the book
+(reading.starts_work: it gets the book with what is stored, and starts no fetch). Either
+way within the book's size cap; an image that cannot be had, or is not a type every
+reading system shows, becomes its alt text."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from urllib.parse import urlencode, urlsplit
 import lxml.html
 
 from .reader import MAX_LIMIT, Reader
+from .reading import OpenedBy, marks_read, starts_work
 from ..formats.opds import CatalogEntry, build_opds
 from ..formats.epub import Edition, EditionArticle, EditionImage, sniff_image_type
 from ..errors import Conflict, NotFound
@@ -72,15 +75,17 @@ def edition_title(filters: Filters, feed_title: str | None = None, when: datetim
     return f"{what}, {when.day} {when:%B %Y}"
 
 
-async def make_edition(reader: Reader, filters: Filters, *, title: str | None = None) -> Edition:
-    """The reading list (with these filters) as one book, capped at the edition size setting."""
+async def make_edition(reader: Reader, filters: Filters, *, title: str | None = None,
+                       by: OpenedBy = "person") -> Edition:
+    """The reading list (with these filters) as one book, capped at the edition size setting,
+    for whoever asked (`by`: another site's link gets no image fetched)."""
     feed_title = (await reader.feed(filters.feed_id)).title if filters.feed_id is not None else None
     articles = await reading_list(reader, filters)
     max_bytes = reader.settings.edition_max_bytes
     book_articles: list[EditionArticle] = []
     used = 0
     for article in articles:
-        item = await _edition_article(reader, article, budget=max_bytes - used)
+        item = await _edition_article(reader, article, budget=max_bytes - used, fetch=starts_work(by))
         if item is None:
             continue
         book_articles.append(item)
@@ -95,14 +100,15 @@ async def make_edition(reader: Reader, filters: Filters, *, title: str | None = 
     return Edition(edition.data, edition.included, edition.left_out + skipped, edition.identifier)
 
 
-async def article_book(reader: Reader, article_id: int) -> Edition:
+async def article_book(reader: Reader, article_id: int, *, by: OpenedBy = "person") -> Edition:
     """One article as a book of its own. An article not cleaned yet is refused: making a
-    book never starts an extraction."""
+    book never starts an extraction (nor, asked by another site's link, an image fetch)."""
     article, content = await reader.reading(article_id)
     if content is None:
         raise Conflict("this article is not cleaned yet: queue it, and download it once it is ready")
     item = _with_content(article, content)
-    item = dataclasses.replace(item, images=await _images(reader, content.html, reader.settings.edition_max_bytes))
+    item = dataclasses.replace(item, images=await _images(reader, content.html, reader.settings.edition_max_bytes,
+                                                                fetch=starts_work(by)))
     return await reader.epub([item], title=item.title, creator=item.author or item.site or "reader",
                              identifier=article_urn(article))
 
@@ -132,6 +138,14 @@ async def catalog(reader: Reader, origin: str, filters: Filters = Filters()) -> 
                       start_href=f"{origin}/opds")
 
 
+def download_marks_read(reader: Reader, edition: Edition, by: OpenedBy) -> bool:
+    """Whether downloading this edition marks its articles read: a setting, and only for
+    the person (an e-reader app, or reader's own link). A download another site's page
+    started marks nothing: any page a person visited could send them here to empty their
+    reading list."""
+    return reader.settings.edition_marks_read and bool(edition.included) and marks_read(by)
+
+
 async def mark_read_after_download(reader: Reader, article_ids: Sequence[int | str]) -> None:
     for article_id in article_ids:
         await reader.mark_read(int(article_id))
@@ -157,12 +171,12 @@ def _with_content(article: Article, content: Content) -> EditionArticle:
     )
 
 
-async def _edition_article(reader: Reader, article: Article, budget: int) -> EditionArticle | None:
+async def _edition_article(reader: Reader, article: Article, budget: int, *, fetch: bool) -> EditionArticle | None:
     _, content = await reader.reading(article.id)
     if content is None:  # cleaned again or reset since the listing: not ready any more
         return None
     item = _with_content(article, content)
-    images = await _images(reader, content.html, max(0, budget - len(content.html)))
+    images = await _images(reader, content.html, max(0, budget - len(content.html)), fetch=fetch)
     return dataclasses.replace(item, images=images)
 
 
@@ -177,9 +191,9 @@ def _image_sources(html: str) -> list[str]:
     return sources[:IMAGES_PER_ARTICLE]
 
 
-async def _images(reader: Reader, html: str, budget: int) -> list[EditionImage]:
+async def _images(reader: Reader, html: str, budget: int, *, fetch: bool) -> list[EditionImage]:
     """The article's images, stored ones read from the database and others fetched a few
-    at a time, as long as they fit the budget."""
+    at a time (if `fetch`), as long as they fit the budget."""
     sources = _image_sources(html)
     if not sources or budget <= 0:
         return []
@@ -193,6 +207,8 @@ async def _images(reader: Reader, html: str, budget: int) -> list[EditionImage]:
             except NotFound:
                 return None
             return EditionImage(src, image.data, image.type)
+        if not fetch:
+            return None
         async with gate:
             response = await reader.fetch_image(src, budget)
         if response is None:

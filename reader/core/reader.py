@@ -37,12 +37,13 @@ from markupsafe import Markup, escape
 
 from ..jobs.cleaning import Cleaner
 from ..feeds.discover import Subscription, subscribe
-from ..errors import Conflict, Invalid, Malformed, NotFound, ReaderError, Unavailable
+from ..errors import Conflict, Forbidden, Invalid, Malformed, NotFound, ReaderError, StorageError, Unavailable
 from ..fetch import FetchError, Response, fetch
 from ..formats.epub import Edition, EditionArticle, assemble_epub
 from ..pool import CpuPool
 from ..feeds.refresh import RefreshResult, refresh_feeds
-from .reading import DirectLane, Opened, OpenedBy, OpenedPage, cleaning_errors, marks_read, starts_cleaning
+from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPage, cleaning_errors, marks_read,
+                      starts_work)
 from .waits import Timings, Work, estimate_waits
 from .imports import ImportJob, Progress, stop_imports
 from . import library
@@ -605,11 +606,18 @@ class Reader:
             raise NotFound("no such article")
         return found
 
-    async def open(self, article_id: int) -> Content:
+    async def open(self, article_id: int, *, by: OpenedBy = "person") -> Content:
         """The cleaned text, extracting it now if nobody has (the direct lane), however long
         that takes: the claim row decides who extracts, and a loser waits for the winner's
         result. Asking for the text itself (the API, the command line) is asking for the
-        work, so a failed article is tried again. Raises NotFound, ExtractionFailed, Stopping."""
+        work, so a failed article is tried again. Opened by another site's link: the text
+        if it is there, else Forbidden, with nothing started. Raises NotFound, Forbidden,
+        ExtractionFailed, Stopping."""
+        if not starts_work(by):
+            _, there = await self.reading(article_id)
+            if there is None:
+                raise Forbidden(STARTED_ELSEWHERE)
+            return there
         await self.article(article_id)  # NotFound before any work starts
         content = await self._lane.text(article_id)
         assert content is not None  # no bound on the wait
@@ -621,22 +629,29 @@ class Reader:
         nothing started) and waited for up to `wait` seconds. A failed article is not tried
         again: a retry is a tap. Marks nothing."""
         article, content = await self.reading(article_id)
-        return await self._lane.state(article, content, wait=wait, start=starts_cleaning(by))
+        return await self._lane.state(article, content, wait=wait, start=starts_work(by))
 
     async def open_page(self, article_id: int, within: ArticleFilter = READING_LIST, *,
                         by: OpenedBy = "person") -> OpenedPage:
         """An article's page opened: what `reading_page` reads, the text (waited for up to
         READER_OPEN_WAIT seconds, as `reading_state`), and the article marked read if the
-        person opened it (once: later opens write nothing)."""
+        person opened it (once: later opens write nothing). A mark the database cannot
+        take is said in `unsaved`, not raised."""
         page = await self.reading_page(article_id, within)
         opened = await self._lane.state(page.article, page.content, wait=self.settings.open_wait,
-                                        start=starts_cleaning(by))
+                                        start=starts_work(by))
         article = opened.article
         marked = article.read_at is None and marks_read(by)
+        unsaved = None
         if marked:
-            article = await self.mark_opened(article_id)
+            try:
+                article = await self.mark_opened(article_id)
+            except StorageError as exc:
+                # Reading goes on when writing cannot: the mark is a side effect of opening,
+                # and a full or read-only disk must not take the text down with it.
+                marked, unsaved = False, f"Not marked read (the mark could not be saved): {exc.message}"
         return OpenedPage(article, opened.content, opened.error, page=page,
-                          unchanged=page.content is not None and not marked)
+                          unchanged=page.content is not None and not marked and unsaved is None, unsaved=unsaved)
 
     async def kept_version(self, article_id: int, *, by: OpenedBy = "person") -> int | None:
         """The library's version, if opening this article now changes nothing (a page of it

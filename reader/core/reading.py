@@ -24,7 +24,7 @@ from ..errors import ExtractionFailed, NotFound, Stopping
 from ..jobs.cleaning import ArticleFailed, Cleaner, ShuttingDown, UnknownArticle
 from ..records import Article, ArticlePage, Content
 
-# Who opened an article, as the adapter tells it:
+# Who opened an article (or asked for a book of them), as the adapter tells it:
 #   "person"        the person, from reader itself: the text is started, and it is read
 #   "offline copy"  a device saving it for offline reading (the service worker): the text
 #                   is started, but nobody read it
@@ -32,8 +32,17 @@ from ..records import Article, ArticlePage, Content
 #                   asking, so nothing starts and nothing changes until they ask from reader
 OpenedBy = Literal["person", "offline copy", "another site"]
 
+# What a lane that could start work answers another site instead (the API's direct lane).
+STARTED_ELSEWHERE = ("a link on another site's page cannot start cleaning an article: "
+                     "open it from reader itself")
 
-def starts_cleaning(by: OpenedBy) -> bool:
+
+def starts_work(by: OpenedBy) -> bool:
+    """The one rule for what another site's link may start: nothing. A top-level
+    navigation passes the access layer from anywhere (the session cookie goes along), so a
+    GET from there reads what is there and never cleans an article, fetches a page or an
+    image, or tries a failed one again. Every lane a GET can reach asks this: the reader
+    view, its body, the API's content and the editions."""
     return by != "another site"
 
 
@@ -62,10 +71,13 @@ class OpenedPage(Opened):
     """An article's page as it was read (`page`: its neighbours, notes, the reading list's
     length and the library's version), with the article as it is after this open.
     `unchanged`: the page read at `page.version` still shows it (the text was there
-    already and the open marked nothing), so a page rendered at that version holds."""
+    already and the open marked nothing), so a page rendered at that version holds.
+    `unsaved`: what the open meant to write and could not (the disk full, the file
+    read-only), for the page to say; the text is shown all the same."""
 
     page: ArticlePage | None = None
     unchanged: bool = False
+    unsaved: str | None = None
 
 
 @contextlib.contextmanager

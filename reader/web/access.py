@@ -157,7 +157,7 @@ class Access:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        send = with_security_headers(send)
+        send = with_security_headers(send, static=scope["path"].startswith("/static/"))
         scope["reader.access"] = self
 
         async def refuse(status: int, message: str, headers: dict[str, str] | None = None) -> None:

@@ -1,6 +1,6 @@
 """What every answer carries, errors and 500s included: the security headers (a
 Content-Security-Policy without inline scripts and with images from reader only,
-nosniff, no framing), and the bare refusals the outer layers (the access middleware,
+nosniff, no framing), a Cache-Control for answers that give none, and the bare refusals the outer layers (the access middleware,
 the server's connection limit) answer with before any route runs."""
 
 from __future__ import annotations
@@ -34,10 +34,24 @@ def refusal(scope: Scope, status: int, message: str, headers: dict[str, str] | N
     return PlainTextResponse(message, status_code=status, headers=headers)
 
 
-def with_security_headers(send: Send) -> Send:
+# An answer that says nothing about caching may be stored by a shared cache (a proxy, a
+# CDN) and, with a heuristic freshness, handed to whoever asks next: the library's JSON,
+# its exports, the redirects to the login. Every answer but the static files' (the same
+# for everyone, and open without a login) is the person's, so those that give no
+# Cache-Control of their own are not stored at all.
+DEFAULT_CACHE_CONTROL = (b"cache-control", b"no-store")
+
+
+def with_security_headers(send: Send, *, static: bool = False) -> Send:
+    """`send` adding the security headers, and the default Cache-Control unless `static`."""
+
     async def sender(message: Message) -> None:
         if message["type"] == "http.response.start":
-            message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            headers = message.get("headers", [])
+            extra = SECURITY_HEADERS
+            if not any(name.lower() == b"cache-control" for name, _ in headers) and not static:
+                extra = [*SECURITY_HEADERS, DEFAULT_CACHE_CONTROL]
+            message["headers"] = [*headers, *extra]
         await send(message)
 
     return sender

@@ -19,7 +19,7 @@ from ..core import MAX_ID, READING_LIST, OpenedBy, Reader
 from ..errors import ReaderError
 from ..records import Article, Content
 from .forms import list_of
-from .render import env
+from .render import env, logs_in
 from .requests import OFFLINE_SAVE_HEADER, reader_of
 
 # A ready article's page is rendered from the database (its row, content, tags and notes,
@@ -201,6 +201,7 @@ def ready_page(request: Request, article: Article, content: Content, through: di
     if answer is not None:
         return answer
     body = env.get_template("article.html").render(request=request, csrf=csrf, read_only=read_only,
+                                                   logs_in=logs_in(reader_of(request)),
                                                    article=article, content=content, error=None, **through)
     return pages.put(key, version, etag, body.encode())
 

@@ -110,10 +110,16 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
     # How often a page with something still being cleaned asks again (htmx's "every Ns").
     poll = reader.settings.poll_interval if reader is not None else Settings.poll_interval
     html = env.get_template(template).render(request=request, csrf=request.scope.get("reader.csrf", ""),
-                                             read_only=read_only, poll=f"{poll:g}s", **context)
+                                             read_only=read_only, poll=f"{poll:g}s",
+                                             logs_in=logs_in(reader), **context)
     # Card states change by the second: Back must show the line as it is now, not a copy
     # the browser kept from before.
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def logs_in(reader: Any) -> bool:
+    """Whether pages offer to log out: only with a password (without one nobody logs in)."""
+    return reader is not None and bool(reader.settings.password)
 
 
 def error_page(request: Request, status: int, message: str) -> HTMLResponse:

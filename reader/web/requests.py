@@ -26,9 +26,11 @@ OFFLINE_SAVE_HEADER = "x-reader-offline"
 
 
 def opened_by(request: Request) -> OpenedBy:
-    """Who opened an article, from the request: a link on another site's page is not the
-    person asking; the service worker saving the reading list for offline reading sends
-    OFFLINE_SAVE_HEADER; anything else is the person, from reader."""
+    """Who opened an article (or asked for a book of them), from the request: a link on
+    another site's page is not the person asking; the service worker saving the reading
+    list for offline reading sends OFFLINE_SAVE_HEADER; anything else is the person, from
+    reader (an e-reader app sends no Sec-Fetch-Site: it is the person). What each may
+    start is the core's rule (reader/core/reading.py)."""
     if from_another_site(request):
         return "another site"
     if request.headers.get(OFFLINE_SAVE_HEADER) == "save":

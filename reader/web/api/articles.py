@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse, Response
 
 from ...core import MAX_LIMIT, SEARCH_MAX_OFFSET, parse_filter, parse_int, snippet_html
 from ...errors import Invalid
-from ..requests import reader_of
+from ..requests import opened_by, reader_of
 from .json import article_json, json_body, once, path_id, query_int, queued_json
 
 
@@ -43,8 +43,11 @@ async def save_article(request: Request) -> Response:
 
 
 async def article_content(request: Request) -> Response:
+    """GET /api/articles/{id}/content: the cleaned text, cleaned now if it is not. A link on
+    another site's page (a top-level navigation carries the session cookie) gets the text if
+    it is there and otherwise 403 {"error"}, with nothing started (Reader.open decides)."""
     article_id = path_id(request)
-    content = await reader_of(request).open(article_id)
+    content = await reader_of(request).open(article_id, by=opened_by(request))
     return JSONResponse({
         "id": article_id, "title": content.title, "author": content.author, "published": content.published,
         "html": content.html, "text": content.text, "words": content.words,

@@ -42,11 +42,12 @@ async def read(request: Request) -> Response:
     if opened.unchanged and reader.changes_with_version(f):
         key = page_key(reader, article_id, request.scope.get("reader.csrf", ""), carry)
     through = await _through(request, page, f, carry, count)
-    if opened.content is not None and opened.error is None:
+    # a page that says a write failed is this open's alone: rendered, never kept
+    if opened.content is not None and opened.error is None and opened.unsaved is None:
         return ready_page(request, opened.article, opened.content, through,
                            (key, page.version) if key is not None else None)
     return render(request, "article.html", article=opened.article, content=opened.content, error=opened.error,
-                  held=by == "another site", **through)
+                  held=by == "another site", unsaved=opened.unsaved, **through)
 
 
 async def _through(request: Request, page: ArticlePage, f: ArticleFilter, carry: str,
@@ -74,8 +75,9 @@ async def reading_body(request: Request) -> Response:
 
 async def article_image(request: Request) -> Response:
     """An image stored with an article. Its address names its bytes (their sha256), so it
-    never changes: cached for a year, immutable. The type was sniffed when it was stored,
-    and nosniff (on every answer) keeps the browser to it."""
+    never changes: cached for a year, immutable, by the person's browser alone (private: with
+    a password it is theirs, and a shared cache must not hand it to whoever names it). The
+    type was sniffed when it was stored, and nosniff (on every answer) keeps the browser to it."""
     image = await reader_of(request).image(request.path_params["id"], request.path_params["hash"])
     return Response(image.data, media_type=image.type,
-                    headers={"Cache-Control": "public, max-age=31536000, immutable"})
+                    headers={"Cache-Control": "private, max-age=31536000, immutable"})

@@ -14,11 +14,12 @@ from ...core.editions import (
     Filters,
     article_book,
     catalog,
+    download_marks_read,
     make_edition,
     mark_read_after_download,
 )
-from ..access import from_another_site, origin_of
-from ..requests import reader_of
+from ..access import origin_of
+from ..requests import opened_by, reader_of
 
 EPUB_TYPE = "application/epub+zip"
 
@@ -37,15 +38,16 @@ def _download(data: bytes, filename: str, background: BackgroundTask | None = No
 
 
 async def edition_epub(request: Request) -> Response:
+    """The reading list as one book. Asked for by another site's link (a GET that navigates
+    passes the access layer: it could be the person following a link), the core makes it
+    from what is stored, fetching nothing and marking nothing. An e-reader app sends no
+    Sec-Fetch-Site, so it is the person."""
     reader = reader_of(request)
-    edition = await make_edition(reader, _edition_filters(request))
+    by = opened_by(request)
+    edition = await make_edition(reader, _edition_filters(request), by=by)
     background = None
     # HEAD (which Starlette answers for every GET route) downloads nothing: it marks nothing.
-    # Nor does a download another site's page started: a GET that navigates passes the
-    # access layer (it could be the person following a link), and any page a person
-    # visited could send them here to empty their reading list.
-    if reader.settings.edition_marks_read and edition.included and request.method == "GET" \
-            and not from_another_site(request):
+    if request.method == "GET" and download_marks_read(reader, edition, by):
         # after the last byte went out, not before: a broken download marks nothing
         background = BackgroundTask(mark_read_after_download, reader, edition.included)
     return _download(edition.data, f"reader-{datetime.date.today().isoformat()}.epub", background)
@@ -53,7 +55,7 @@ async def edition_epub(request: Request) -> Response:
 
 async def article_epub(request: Request) -> Response:
     article_id = request.path_params["id"]
-    book = await article_book(reader_of(request), article_id)
+    book = await article_book(reader_of(request), article_id, by=opened_by(request))
     return _download(book.data, f"reader-article-{article_id}.epub")
 
 

@@ -33,10 +33,27 @@ async def login(request: Request) -> Response:
     return response
 
 
+# What logging out clears in the browser, besides the session cookie (deleted below):
+#   "storage"  the origin's Cache Storage (the service worker's saved pages and images, and
+#              its shell), IndexedDB (static/offline.js's outbox of offline taps and the
+#              reading positions), local and session storage; and it unregisters the
+#              service worker: the page it controls keeps it until it navigates, and the
+#              next page registers a fresh one, which saves nothing until a login.
+#   "cache"    the HTTP cache: a page or an image kept there (Back, a reload offline).
+# Cookies are not named: "cookies" would also drop the CSRF cookie and the presentation
+# choices, which are nobody's secret. Browsers honour the header only in a secure context
+# (https, or loopback), which is also the only place a service worker runs; the page's
+# message to the worker and the worker's own rule (static/sw.js: the login page seen live
+# drops the saved copies) hold where it is not honoured.
+CLEAR_ON_LOGOUT = '"cache", "storage"'
+
+
 async def logout(request: Request) -> Response:
+    """Ends the session, and with it everything saved on the device for reading offline:
+    whoever uses this browser next cannot read the library with the network off."""
     await checked_form(request)
     end_session(request)
-    response = RedirectResponse("/login", status_code=303)
+    response = RedirectResponse("/login", status_code=303, headers={"Clear-Site-Data": CLEAR_ON_LOGOUT})
     response.delete_cookie(SESSION_COOKIE)
     return response
 
