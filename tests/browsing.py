@@ -1,6 +1,7 @@
-"""What the two browser test modules share: Debian's Chromium and how it is launched,
-the realistic headlines they browse, and a watch on everything that goes wrong in a page.
-The `chromium` and `page` fixtures are in conftest.py."""
+"""What the browser test modules share: Debian's Chromium and how it is launched, the
+realistic headlines they browse, and a watch on everything that goes wrong in a page. The
+tests drive it through Playwright's async API; the `chromium` and `page` fixtures, and the
+event loop they run on, are in conftest.py."""
 
 from __future__ import annotations
 
@@ -61,7 +62,14 @@ document.addEventListener('securitypolicyviolation', e => {
 
 class Watch:
     """Everything that went wrong in a page: console errors, uncaught exceptions, CSP
-    violations, failed or erroring requests."""
+    violations, failed or erroring requests. Made with `await Watch.start(page, origin)`,
+    which also puts the CSP listener in every document the page loads from then on."""
+
+    @classmethod
+    async def start(cls, page, origin: str) -> Watch:
+        watch = cls(page, origin)
+        await page.add_init_script(CSP_LISTENER)
+        return watch
 
     def __init__(self, page, origin: str):
         self.page = page
@@ -76,7 +84,6 @@ class Watch:
         page.on("request", self._request)
         self.writes: list[tuple[str, bool]] = []  # (url, carried the CSRF token)
         page.on("domcontentloaded", lambda p: self.loads.append(p.url))
-        page.add_init_script(CSP_LISTENER)
 
     def _failed(self, request):
         # A poll still in flight when the test moves to the next page is cut off by the
@@ -104,9 +111,9 @@ class Watch:
         if response.url.startswith(self.origin) and response.status >= 400:
             self.problems.append(f"HTTP {response.status}: {response.request.method} {response.url}")
 
-    def collect_csp(self) -> None:
-        """CSP violations recorded by the current document (call before leaving it)."""
-        for violation in self.page.evaluate("window.__csp || []"):
+    async def collect_csp(self) -> None:
+        """CSP violations recorded by the current document (await before leaving it)."""
+        for violation in await self.page.evaluate("window.__csp || []"):
             self.problems.append(f"csp: {violation}")
 
 
