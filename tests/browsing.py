@@ -1,13 +1,20 @@
 """What the browser test modules share: Debian's Chromium and how it is launched, the
-realistic headlines they browse, and a watch on everything that goes wrong in a page. The
-tests drive it through Playwright's async API; the `chromium` and `page` fixtures, and the
-event loop they run on, are in conftest.py."""
+realistic headlines they browse, a watch on everything that goes wrong in a page, and a
+server started inside a test. The tests drive Chromium through Playwright's async API; the
+`chromium` and `page` fixtures, and the event loop they run on, are in conftest.py."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from reader.settings import Settings
+
+from .helpers import LiveServer
 
 # Debian's headless shell (package chromium-headless-shell) when it is there, else Debian's
 # full Chromium. The shell is the same Chromium release without the full browser's UI
@@ -121,3 +128,13 @@ def card(page, title: str):
     return page.locator("article.card", has=page.get_by_role("link", name=title, exact=True))
 
 
+@contextlib.asynccontextmanager
+async def serving(settings: Settings, port: int | None = None) -> AsyncIterator[LiveServer]:
+    """A LiveServer inside a browser test, started and stopped in a thread: stopping waits
+    for the browser's open requests, and the loop goes on hearing from the browser meanwhile."""
+    server = LiveServer(settings, port=port)
+    await asyncio.to_thread(server.__enter__)
+    try:
+        yield server
+    finally:
+        await asyncio.to_thread(server.__exit__, None, None, None)

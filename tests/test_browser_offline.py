@@ -25,8 +25,8 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from .browsing import TIMEOUT_MS, VIEWPORT, Watch, card
-from .helpers import RSS, LiveServer, published, rss, wait_for
+from .browsing import TIMEOUT_MS, VIEWPORT, Watch, card, serving
+from .helpers import RSS, published, rss, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -299,8 +299,7 @@ async def test_reader_out_of_reach_while_online_reads_the_saved_copies_and_keeps
     await library.wait_state("two", "ready")
     await controlled(page, live_server.url + READING_LIST, 2)
     port = live_server.port
-    # reader goes away; the browser is none the wiser (stopped from a thread: the loop goes
-    # on hearing from the browser meanwhile)
+    # reader goes away; the browser is none the wiser (stopped from a thread, as serving() does)
     await asyncio.to_thread(live_server.__exit__, None, None, None)
     assert await page.evaluate("() => navigator.onLine") is True
     # a tap on the page loaded while reader was there finds no server: kept all the same
@@ -334,7 +333,7 @@ async def test_reader_out_of_reach_while_online_reads_the_saved_copies_and_keeps
     await page.go_back()
     await expect(page.locator(".reading .body")).to_contain_text("marker-one")
 
-    with LiveServer(settings, port=port):  # reader is back where it was: the page sends the outbox by itself
+    async with serving(settings, port=port):  # reader is back where it was: the page sends the outbox by itself
         await wait(lambda: outbox_sent(page))
         assert (await library.article("one"))["read"] is True and (await library.article("one"))["starred"] is True
         assert (await library.article("two"))["read"] is True
@@ -538,7 +537,7 @@ async def test_the_size_budget_keeps_the_oldest_taps_and_leaves_the_rest_online(
     assert [a["id"] for a in listed] == [library.ids["first"], library.ids["second"]]
     budget = sum(a["bytes"] for a in listed) + 1
     # the same database served with that budget (the budget is a setting of the server)
-    with LiveServer(settings.replace(offline_max_bytes=budget, serve_workers=0)) as small:
+    async with serving(settings.replace(offline_max_bytes=budget, serve_workers=0)) as small:
         context = await chromium.new_context(viewport=VIEWPORT)
         try:
             page = await context.new_page()

@@ -20,8 +20,8 @@ import pytest
 
 from reader.samples import SAMPLE_FEED_URL
 
-from .browsing import ARTICLES, QUEUED, STATUS, TIMEOUT_MS, VIEWPORT, Watch, card
-from .helpers import LiveServer, rss
+from .browsing import ARTICLES, QUEUED, STATUS, TIMEOUT_MS, VIEWPORT, Watch, card, serving
+from .helpers import rss
 
 pytestmark = pytest.mark.browser
 
@@ -229,7 +229,7 @@ async def test_readme_screenshots_from_the_sample_site(chromium, settings):
     some articles cleaned, one starred, one read; then the reader view and a search."""
     from playwright.async_api import expect
 
-    with LiveServer(settings.replace(allow_private_urls=False)) as server:
+    async with serving(settings.replace(allow_private_urls=False)) as server:
         api = httpx.AsyncClient(base_url=server.url, timeout=60)
         assert (await api.post("/api/feeds", json={"url": SAMPLE_FEED_URL})).status_code == 201
         items = (await api.get("/api/articles")).json()["items"]
