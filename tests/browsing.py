@@ -1,12 +1,20 @@
-"""What the two browser test modules share: Debian's Chromium and how it is launched,
-the realistic headlines they browse, and a watch on everything that goes wrong in a page.
-The `chromium` and `page` fixtures are in conftest.py."""
+"""What the browser test modules share: Debian's Chromium and how it is launched, the
+realistic headlines they browse, a watch on everything that goes wrong in a page, and a
+server started inside a test. The tests drive Chromium through Playwright's async API; the
+`chromium` and `page` fixtures, and the event loop they run on, are in conftest.py."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from reader.settings import Settings
+
+from .helpers import LiveServer
 
 # Debian's headless shell (package chromium-headless-shell) when it is there, else Debian's
 # full Chromium. The shell is the same Chromium release without the full browser's UI
@@ -61,7 +69,14 @@ document.addEventListener('securitypolicyviolation', e => {
 
 class Watch:
     """Everything that went wrong in a page: console errors, uncaught exceptions, CSP
-    violations, failed or erroring requests."""
+    violations, failed or erroring requests. Made with `await Watch.start(page, origin)`,
+    which also puts the CSP listener in every document the page loads from then on."""
+
+    @classmethod
+    async def start(cls, page, origin: str) -> Watch:
+        watch = cls(page, origin)
+        await page.add_init_script(CSP_LISTENER)
+        return watch
 
     def __init__(self, page, origin: str):
         self.page = page
@@ -76,7 +91,6 @@ class Watch:
         page.on("request", self._request)
         self.writes: list[tuple[str, bool]] = []  # (url, carried the CSRF token)
         page.on("domcontentloaded", lambda p: self.loads.append(p.url))
-        page.add_init_script(CSP_LISTENER)
 
     def _failed(self, request):
         # A poll still in flight when the test moves to the next page is cut off by the
@@ -104,9 +118,9 @@ class Watch:
         if response.url.startswith(self.origin) and response.status >= 400:
             self.problems.append(f"HTTP {response.status}: {response.request.method} {response.url}")
 
-    def collect_csp(self) -> None:
-        """CSP violations recorded by the current document (call before leaving it)."""
-        for violation in self.page.evaluate("window.__csp || []"):
+    async def collect_csp(self) -> None:
+        """CSP violations recorded by the current document (await before leaving it)."""
+        for violation in await self.page.evaluate("window.__csp || []"):
             self.problems.append(f"csp: {violation}")
 
 
@@ -114,3 +128,13 @@ def card(page, title: str):
     return page.locator("article.card", has=page.get_by_role("link", name=title, exact=True))
 
 
+@contextlib.asynccontextmanager
+async def serving(settings: Settings, port: int | None = None) -> AsyncIterator[LiveServer]:
+    """A LiveServer inside a browser test, started and stopped in a thread: stopping waits
+    for the browser's open requests, and the loop goes on hearing from the browser meanwhile."""
+    server = LiveServer(settings, port=port)
+    await asyncio.to_thread(server.__enter__)
+    try:
+        yield server
+    finally:
+        await asyncio.to_thread(server.__exit__, None, None, None)

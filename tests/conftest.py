@@ -6,15 +6,15 @@ helpers.py (and the page server in loopback.py), not here."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
 from collections.abc import AsyncIterator, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
+import pytest_asyncio
 
 from reader.core import running
 from reader.settings import Settings
@@ -23,6 +23,9 @@ from reader.store import Store
 from .browsing import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, VIEWPORT
 from .helpers import CHECKOUT, FIXTURES, LiveServer, app_client
 from .loopback import LoopbackServer
+
+if TYPE_CHECKING:  # Playwright is imported by the browser fixture itself: without it, the browser tests skip
+    from playwright.async_api import Browser, Page
 
 
 def _tracked_databases() -> dict[str, tuple[int, int]]:
@@ -61,10 +64,7 @@ def empty_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
         store = await Store.open(path)
         await store.close()
 
-    # In a thread of its own: in a browser module, Playwright's sync API has this thread's
-    # event loop marked as running, and asyncio.run would refuse to start another.
-    with ThreadPoolExecutor(1) as thread:
-        thread.submit(asyncio.run, create()).result()
+    asyncio.run(create())
     assert not path.with_name(path.name + "-wal").exists(), "the empty database was not closed cleanly"
     return path
 
@@ -122,35 +122,6 @@ def live_server(settings: Settings) -> Iterator[LiveServer]:
         yield server
 
 
-class SharedBrowser:
-    """One Playwright driver and one Chromium per test process, for the whole session:
-    starting them costs ~3-5 s, once per browser module before (and more than once when
-    xdist split a module between its workers).
-
-    Playwright's sync API runs its event loop in a greenlet of this thread, and after every
-    call it marks that loop as this thread's running loop. An async test (pytest-asyncio) or
-    an asyncio.run() in a plain test then refuses to start its own loop ("Cannot run the
-    event loop while another loop is running"). So around every phase of a test that does
-    not use the browser, set_aside() clears the mark and puts it back afterwards: nothing
-    calls into Playwright meanwhile, and its next call finds the mark as it left it."""
-
-    loop: asyncio.AbstractEventLoop | None = None
-
-    @classmethod
-    @contextlib.contextmanager
-    def set_aside(cls, item: pytest.Item) -> Iterator[None]:
-        loop = cls.loop
-        if loop is None or "shared_chromium" in item.fixturenames or asyncio._get_running_loop() is not loop:
-            yield
-            return
-        asyncio._set_running_loop(None)
-        try:
-            yield
-        finally:
-            if cls.loop is loop:  # not if the browser was closed meanwhile (the session's end)
-                asyncio._set_running_loop(loop)
-
-
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: two test processes per core. The suite spends much of its time waiting
     (real servers, worker processes, a browser, epubcheck's JVM, grace periods), so with
@@ -159,55 +130,49 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2 * (os.cpu_count() or 1)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
-    with SharedBrowser.set_aside(item):
-        return (yield)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Browser tests (the `browser` mark) run on the session's event loop: the test process's
+    one Chromium and its Playwright driver live on the loop they were started on, so every test
+    that drives them runs on that loop too. The other async tests keep a loop of their own each.
+    A test that reaches the browser without the mark is refused, so the mark says which tests
+    need Chromium (`-m "not browser"` leaves them all out)."""
+    for item in items:
+        marked = item.get_closest_marker("browser") is not None
+        if "shared_chromium" in getattr(item, "fixturenames", ()) and not marked:
+            raise pytest.UsageError(f"{item.nodeid} drives Chromium: mark it with pytest.mark.browser")
+        if marked:
+            # first, ahead of the plain asyncio mark that asyncio_mode = "auto" gave it
+            item.add_marker(pytest.mark.asyncio(loop_scope="session"), append=False)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    with SharedBrowser.set_aside(item):
-        return (yield)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
-    with SharedBrowser.set_aside(item):
-        return (yield)
-
-
-@pytest.fixture(scope="session")
-def shared_chromium():
-    """The test process's one Chromium (see SharedBrowser). Tests use `chromium`."""
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def shared_chromium() -> AsyncIterator[Browser]:
+    """One Playwright driver and one Chromium per test process, for the whole session:
+    starting them costs ~3-5 s, once per browser module before (and more than once when
+    xdist split a module between its workers). Tests use `chromium`."""
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: apt-get install -y chromium chromium-headless-shell")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        SharedBrowser.loop = asyncio._get_running_loop()
+    async_api = pytest.importorskip("playwright.async_api")
+    async with async_api.async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
-        # The session may end in a test that set the mark aside: Playwright needs it back.
-        asyncio._set_running_loop(SharedBrowser.loop)
-        SharedBrowser.loop = None
-        browser.close()
-    asyncio._set_running_loop(None)  # the loop is closed now: nothing runs it any more
+        await browser.close()
 
 
-@pytest.fixture
-def chromium(shared_chromium):
+@pytest_asyncio.fixture(loop_scope="session")
+async def chromium(shared_chromium: Browser) -> AsyncIterator[Browser]:
     """The shared Chromium for one test. Each test makes contexts of its own (cookies,
     storage, service workers); any it leaves open are closed after it, so no test sees
     another's."""
     yield shared_chromium
     for context in shared_chromium.contexts:
-        context.close()
+        await context.close()
 
 
-@pytest.fixture
-def page(chromium, live_server):
-    context = chromium.new_context(viewport=VIEWPORT, color_scheme="light")
+@pytest_asyncio.fixture(loop_scope="session")
+async def page(chromium: Browser, live_server: LiveServer) -> AsyncIterator[Page]:
+    context = await chromium.new_context(viewport=VIEWPORT, color_scheme="light")
     context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
+    page = await context.new_page()
     yield page
-    context.close()
+    await context.close()

@@ -145,7 +145,7 @@ async def wait_for(predicate: Callable[[], Any | Awaitable[Any]], timeout: float
 
 def until(predicate: Callable[[], Any], timeout: float = 30.0, interval: float = 0.05) -> Any:
     """Poll a plain (not async) predicate until it is truthy and return its value; fail
-    after `timeout`. For code that runs outside an event loop (processes, the browser)."""
+    after `timeout`. For code that runs outside an event loop (plain tests, threads)."""
     deadline = time.monotonic() + timeout
     while not (value := predicate()):
         if time.monotonic() > deadline:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import pytest_asyncio
 
 from reader.settings import Settings
 
@@ -102,27 +103,28 @@ def site(tmp_path_factory):
     pages.stop()
 
 
-@pytest.fixture
-def context_for(chromium):
+@pytest_asyncio.fixture(loop_scope="session")
+async def context_for(chromium):
+    """Makes the test's browser contexts (a phone's is a touch screen); closes them after it."""
     contexts = []
 
-    def make(viewport=DESKTOP, **kwargs):
+    async def make(viewport=DESKTOP, **kwargs):
         if viewport == PHONE:
             kwargs.setdefault("is_mobile", True)
             kwargs.setdefault("has_touch", True)
-        context = chromium.new_context(viewport=viewport, color_scheme="light", **kwargs)
+        context = await chromium.new_context(viewport=viewport, color_scheme="light", **kwargs)
         context.set_default_timeout(TIMEOUT_MS)
         contexts.append(context)
         return context
 
     yield make
     for context in contexts:
-        context.close()
+        await context.close()
 
 
-def headlines_in_view(page) -> tuple[int, float]:
+async def headlines_in_view(page) -> tuple[int, float]:
     """Headlines wholly inside the first screen, and where the first one starts."""
-    return page.evaluate("""() => {
+    return await page.evaluate("""() => {
         const rows = [...document.querySelectorAll('article.card')].map(c => c.getBoundingClientRect());
         const seen = rows.filter(r => r.top >= 0 && r.bottom <= window.innerHeight);
         return [seen.length, rows.length ? rows[0].top : -1];
@@ -164,14 +166,15 @@ def every_page(site) -> dict[str, str]:
     }
 
 
-def test_the_phone_nav_stays_on_one_line_on_every_page(site, context_for):
+async def test_the_phone_nav_stays_on_one_line_on_every_page(site, context_for):
     """At 390 px every nav link (the reading list's count made three digits, the current page's
     link in bold) sits on the nav's one line, and each is still a 44 px target."""
-    page = context_for(PHONE).new_page()
+    context = await context_for(PHONE)
+    page = await context.new_page()
     for name, path in every_page(site).items():
-        page.goto(site.url + path)
-        page.evaluate("document.querySelectorAll('.nav-ready .count').forEach(c => c.textContent = '128')")
-        boxes = page.evaluate("""() => [...document.querySelectorAll('.top nav a')].map(a => {
+        await page.goto(site.url + path)
+        await page.evaluate("document.querySelectorAll('.nav-ready .count').forEach(c => c.textContent = '128')")
+        boxes = await page.evaluate("""() => [...document.querySelectorAll('.top nav a')].map(a => {
             const r = a.getBoundingClientRect();
             return {text: a.textContent.trim().replace(/\\s+/g, ' '), top: r.top, width: r.width, height: r.height};
         })""")
@@ -180,183 +183,187 @@ def test_the_phone_nav_stays_on_one_line_on_every_page(site, context_for):
         assert all(min(b["width"], b["height"]) >= TARGET - TARGET_SLACK for b in boxes), (name, boxes)
 
 
-def test_density_at_both_sizes(site, context_for):
+async def test_density_at_both_sizes(site, context_for):
     """The compact list: at least 10 headlines on a laptop screen, at least 6 on a phone with
     the first one above the middle; each row has one control, a relative time with the exact
     time on hover, and the other actions behind "more"."""
-    from playwright.sync_api import expect
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     for viewport, least in ((DESKTOP, 10), (PHONE, 6)):
-        page = context_for(viewport).new_page()
-        page.goto(site.url + "/")
-        expect(page.locator("article.card.row")).to_have_count(len(TITLES) + 1)
-        seen, first_top = headlines_in_view(page)
-        page.screenshot(path=ARTIFACTS / f"density-{viewport['width']}.png")
+        context = await context_for(viewport)
+        page = await context.new_page()
+        await page.goto(site.url + "/")
+        await expect(page.locator("article.card.row")).to_have_count(len(TITLES) + 1)
+        seen, first_top = await headlines_in_view(page)
+        await page.screenshot(path=ARTIFACTS / f"density-{viewport['width']}.png")
         assert seen >= least, (viewport, seen)
         assert 0 <= first_top < viewport["height"] / 2, (viewport, first_top)
 
         row = page.locator("article.card", has=page.get_by_role("link", name=TITLES[4], exact=True))
         when = row.locator("time")
-        expect(when).to_have_text("5 h ago")
-        expect(when).to_have_attribute("title", re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d UTC$"))
-        expect(when).to_have_attribute("datetime", re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\dZ$"))
+        await expect(when).to_have_text("5 h ago")
+        await expect(when).to_have_attribute("title", re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d UTC$"))
+        await expect(when).to_have_attribute("datetime", re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\dZ$"))
         # One control in sight; the rest (queue first, star, mark read, original) behind "more".
-        assert [b.inner_text() for b in row.locator("button:visible, a.button:visible").all()] == ["queue"]
+        assert [await b.inner_text() for b in await row.locator("button:visible, a.button:visible").all()] == ["queue"]
         more = row.locator("details.more")
-        more.locator("> summary").click()
+        await more.locator("> summary").click()
         for name in ("queue first", "star", "mark read"):
-            expect(more.get_by_role("button", name=name, exact=True)).to_be_visible()
-        expect(more.get_by_role("link", name="original")).to_be_visible()
-        assert page.evaluate(SIDEWAYS) <= 0  # the open menu stays inside the screen
+            await expect(more.get_by_role("button", name=name, exact=True)).to_be_visible()
+        await expect(more.get_by_role("link", name="original")).to_be_visible()
+        assert await page.evaluate(SIDEWAYS) <= 0  # the open menu stays inside the screen
         # One menu open at a time; Esc closes it and gives focus back to its button.
         other = page.locator("article.card").nth(10).locator("details.more")  # clear of the open menu
-        other.locator("> summary").click()
-        expect(other).to_have_attribute("open", "")
-        expect(more).not_to_have_attribute("open", "")
-        page.keyboard.press("Escape")
-        expect(other).not_to_have_attribute("open", "")
-        expect(other.locator("> summary")).to_be_focused()
+        await other.locator("> summary").click()
+        await expect(other).to_have_attribute("open", "")
+        await expect(more).not_to_have_attribute("open", "")
+        await page.keyboard.press("Escape")
+        await expect(other).not_to_have_attribute("open", "")
+        await expect(other.locator("> summary")).to_be_focused()
         # A cleaned one offers "read", a waiting one says where it stands and offers unqueue.
         ready = page.locator("article.card", has=page.get_by_role("link", name=TITLES[1], exact=True))
-        expect(ready.get_by_role("link", name="read", exact=True)).to_be_visible()
+        await expect(ready.get_by_role("link", name="read", exact=True)).to_be_visible()
         waiting = page.locator("article.card", has=page.get_by_role("link", name=TITLES[2], exact=True))
-        expect(waiting.locator(".status")).to_contain_text("in line (queue first)")
-        expect(waiting.get_by_role("button", name="unqueue", exact=True)).to_be_visible()
+        await expect(waiting.locator(".status")).to_contain_text("in line (queue first)")
+        await expect(waiting.get_by_role("button", name="unqueue", exact=True)).to_be_visible()
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "nojs"])
-def test_list_or_cards_and_the_first_run_sentence_are_remembered(site, context_for, javascript):
-    from playwright.sync_api import expect
+async def test_list_or_cards_and_the_first_run_sentence_are_remembered(site, context_for, javascript):
+    from playwright.async_api import expect
 
-    page = context_for(DESKTOP, java_script_enabled=javascript).new_page()
-    page.goto(site.url + "/")
+    context = await context_for(DESKTOP, java_script_enabled=javascript)
+    page = await context.new_page()
+    await page.goto(site.url + "/")
     intro = page.get_by_role("note", name="How reader works")
-    expect(intro).to_contain_text("Tap queue on what you want to read")
-    expect(page.locator("article.card.row").first).to_be_visible()
-    expect(page.get_by_role("button", name="List")).to_have_attribute("aria-pressed", "true")
+    await expect(intro).to_contain_text("Tap queue on what you want to read")
+    await expect(page.locator("article.card.row").first).to_be_visible()
+    await expect(page.get_by_role("button", name="List")).to_have_attribute("aria-pressed", "true")
 
-    page.get_by_role("button", name="Cards").click()
-    expect(page.locator("article.card.roomy")).to_have_count(len(TITLES) + 1)
-    expect(page.locator("article.card.roomy .summary").first).to_be_visible()
-    page.goto(site.url + "/queue")
-    expect(page.locator("article.card.roomy")).to_have_count(1)  # the same choice on every list
-    page.goto(site.url + "/")
-    expect(page.locator("article.card.roomy").first).to_be_visible()
-    expect(page.get_by_role("button", name="Cards")).to_have_attribute("aria-pressed", "true")
+    await page.get_by_role("button", name="Cards").click()
+    await expect(page.locator("article.card.roomy")).to_have_count(len(TITLES) + 1)
+    await expect(page.locator("article.card.roomy .summary").first).to_be_visible()
+    await page.goto(site.url + "/queue")
+    await expect(page.locator("article.card.roomy")).to_have_count(1)  # the same choice on every list
+    await page.goto(site.url + "/")
+    await expect(page.locator("article.card.roomy").first).to_be_visible()
+    await expect(page.get_by_role("button", name="Cards")).to_have_attribute("aria-pressed", "true")
 
-    intro.get_by_role("button", name="Got it").click()
-    expect(page.locator("article.card").first).to_be_visible()
-    expect(intro).to_have_count(0)
-    page.reload()
-    expect(intro).to_have_count(0)
+    await intro.get_by_role("button", name="Got it").click()
+    await expect(page.locator("article.card").first).to_be_visible()
+    await expect(intro).to_have_count(0)
+    await page.reload()
+    await expect(intro).to_have_count(0)
 
-    page.get_by_role("button", name="List").click()
-    expect(page.locator("article.card.row")).to_have_count(len(TITLES) + 1)
-    page.reload()
-    expect(page.locator("article.card.row")).to_have_count(len(TITLES) + 1)
+    await page.get_by_role("button", name="List").click()
+    await expect(page.locator("article.card.row")).to_have_count(len(TITLES) + 1)
+    await page.reload()
+    await expect(page.locator("article.card.row")).to_have_count(len(TITLES) + 1)
 
 
-def test_nothing_scrolls_sideways_and_every_thumb_control_is_44_px(site, context_for):
-    from playwright.sync_api import expect
+async def test_nothing_scrolls_sideways_and_every_thumb_control_is_44_px(site, context_for):
+    from playwright.async_api import expect
 
     problems = []
     for viewport in (PHONE, DESKTOP):
-        context = context_for(viewport)
-        page = context.new_page()
-        watch = Watch(page, site.url)
+        context = await context_for(viewport)
+        page = await context.new_page()
+        watch = await Watch.start(page, site.url)
         for name, path in {**every_page(site), "browse-cards": "/"}.items():
             if name == "browse-cards":
-                context.add_cookies([{"name": "reader_view", "value": "cards", "url": site.url}])
-            page.goto(site.url + path)
-            expect(page.locator("main")).to_be_visible()
+                await context.add_cookies([{"name": "reader_view", "value": "cards", "url": site.url}])
+            await page.goto(site.url + path)
+            await expect(page.locator("main")).to_be_visible()
             if name == "feeds":
-                page.locator("details.feed-edit summary").first.click()  # the rename box is a thumb control too
+                await page.locator("details.feed-edit summary").first.click()  # the rename box is a thumb control too
             if name == "browse":
-                page.locator("details.more summary").first.click()
-            over = page.evaluate(SIDEWAYS)
+                await page.locator("details.more summary").first.click()
+            over = await page.evaluate(SIDEWAYS)
             if over > 0:
                 problems.append(f"{viewport['width']} {name}: {over} px sideways")
-            small = page.evaluate(SMALL_TARGETS, TARGET - TARGET_SLACK)
+            small = await page.evaluate(SMALL_TARGETS, TARGET - TARGET_SLACK)
             problems += [f"{viewport['width']} {name}: {s}" for s in small]
-            watch.collect_csp()
+            await watch.collect_csp()
         # The 404 is the point of the error page; nothing else may fail.
         assert [p for p in watch.problems if "987654" not in p] == []
     assert problems == []
 
 
-def test_the_library_page_has_compact_rows_on_a_phone(site, context_for):
-    from playwright.sync_api import expect
+async def test_the_library_page_has_compact_rows_on_a_phone(site, context_for):
+    from playwright.async_api import expect
 
-    page = context_for(PHONE).new_page()
-    page.goto(site.url + "/feeds")
+    context = await context_for(PHONE)
+    page = await context.new_page()
+    await page.goto(site.url + "/feeds")
     row = page.locator("ul.feeds > li").first
-    expect(row).to_contain_text("Notes on software")
+    await expect(row).to_contain_text("Notes on software")
     rename = page.get_by_role("textbox", name="Name")
-    expect(rename).to_be_hidden()  # behind Edit
-    line = page.evaluate("parseFloat(getComputedStyle(document.body).lineHeight)")
-    assert row.bounding_box()["height"] <= 2 * TARGET + 16  # one row, not three rows of controls
+    await expect(rename).to_be_hidden()  # behind Edit
+    line = await page.evaluate("parseFloat(getComputedStyle(document.body).lineHeight)")
+    assert (await row.bounding_box())["height"] <= 2 * TARGET + 16  # one row, not three rows of controls
     bookmarklet = page.get_by_role("link", name="Save to reader")
-    assert bookmarklet.bounding_box()["height"] < TARGET + line  # on one line
-    row.get_by_text("Edit").click()
-    expect(rename).to_be_visible()
-    expect(rename).to_have_value("Notes on software")
+    assert (await bookmarklet.bounding_box())["height"] < TARGET + line  # on one line
+    await row.get_by_text("Edit").click()
+    await expect(rename).to_be_visible()
+    await expect(rename).to_have_value("Notes on software")
     buttons = [row.get_by_role("button", name=n, exact=True) for n in ("Rename", "Refresh", "Unsubscribe")]
     for button in buttons:
-        expect(button).to_be_visible()
-        box = button.bounding_box()
+        await expect(button).to_be_visible()
+        box = await button.bounding_box()
         assert box["height"] < TARGET + line, "a button's label wrapped"
-    page.screenshot(path=ARTIFACTS / "feeds-phone.png")
+    await page.screenshot(path=ARTIFACTS / "feeds-phone.png")
 
 
-def test_u_and_back_return_to_the_selected_card(site, context_for):
-    from playwright.sync_api import expect
+async def test_u_and_back_return_to_the_selected_card(site, context_for):
+    from playwright.async_api import expect
 
-    page = context_for(DESKTOP).new_page()
-    page.goto(site.url + "/")
+    context = await context_for(DESKTOP)
+    page = await context.new_page()
+    await page.goto(site.url + "/")
     rows = page.locator("article.card")
-    expect(rows).to_have_count(len(TITLES) + 1)
+    await expect(rows).to_have_count(len(TITLES) + 1)
     for _ in range(14):
-        page.keyboard.press("j")
+        await page.keyboard.press("j")
     fourteenth = rows.nth(13)
-    expect(fourteenth).to_be_focused()
-    title = fourteenth.locator("h2 a").inner_text()
+    await expect(fourteenth).to_be_focused()
+    title = await fourteenth.locator("h2 a").inner_text()
 
-    page.keyboard.press("o")
-    page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
-    expect(page.locator(".reading h1")).to_have_text(title)
-    page.keyboard.press("u")
-    page.wait_for_url(site.url + "/")
+    await page.keyboard.press("o")
+    await page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
+    await expect(page.locator(".reading h1")).to_have_text(title)
+    await page.keyboard.press("u")
+    await page.wait_for_url(site.url + "/")
     again = page.locator("article.card", has=page.get_by_role("link", name=title, exact=True))
-    expect(again).to_be_focused()
-    expect(again).to_have_class(re.compile(r"\bis-current\b"))
-    expect(again).to_be_in_viewport()
-    page.keyboard.press("j")  # and j goes on from there, not from the top
-    expect(rows.nth(14)).to_be_focused()
+    await expect(again).to_be_focused()
+    await expect(again).to_have_class(re.compile(r"\bis-current\b"))
+    await expect(again).to_be_in_viewport()
+    await page.keyboard.press("j")  # and j goes on from there, not from the top
+    await expect(rows.nth(14)).to_be_focused()
 
     # A tap on another card's title, then the browser's Back: that card, selected.
     other = rows.nth(17)
-    other_title = other.locator("h2 a").inner_text()
-    other.locator("h2 a").click()
-    page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
-    page.go_back()
-    page.wait_for_url(site.url + "/")
+    other_title = await other.locator("h2 a").inner_text()
+    await other.locator("h2 a").click()
+    await page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
+    await page.go_back()
+    await page.wait_for_url(site.url + "/")
     back = page.locator("article.card", has=page.get_by_role("link", name=other_title, exact=True))
-    expect(back).to_have_class(re.compile(r"\bis-current\b"))
-    expect(back).to_be_focused()
-    expect(back).to_be_in_viewport()
+    await expect(back).to_have_class(re.compile(r"\bis-current\b"))
+    await expect(back).to_be_focused()
+    await expect(back).to_be_in_viewport()
 
 
-def with_axe(context) -> None:
+async def with_axe(context) -> None:
     """axe in every page the context loads, before the page's own scripts. As an init script
     (sent over CDP, like the CSP listener) rather than a <script> tag added after each load,
     which cost ~0.5 s a page to build and parse."""
-    context.add_init_script(path=str(AXE))
+    await context.add_init_script(path=str(AXE))
 
 
-def axe_findings(page, only: list[str] | None = None) -> list[str]:
+async def axe_findings(page, only: list[str] | None = None) -> list[str]:
     """axe's violations as "impact rule [nodes]", every rule or only the ones named."""
-    assert page.evaluate("typeof axe !== 'undefined'"), "axe is not in the page: add it with with_axe(context)"
+    assert await page.evaluate("typeof axe !== 'undefined'"), "axe is not in the page: add it with with_axe(context)"
     # label-content-name-mismatch is off by default in axe (experimental): the A−/A+ and font
     # buttons are what it checks, so it is switched on.
     options = {"runOnly": {"type": "rule", "values": only}} if only else \
@@ -364,7 +371,7 @@ def axe_findings(page, only: list[str] | None = None) -> list[str]:
     # resultTypes: only violations are read, so passes and the rest keep one node each
     # (axe's own advice for speed); which violations are found does not change.
     options = {**options, "resultTypes": ["violations"]}
-    result = page.evaluate("""async (options) => {
+    result = await page.evaluate("""async (options) => {
         const r = await axe.run(document, options);
         return r.violations.map(v => ({id: v.id, impact: v.impact,
             nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
@@ -374,35 +381,35 @@ def axe_findings(page, only: list[str] | None = None) -> list[str]:
 
 # One test per size: each is a few dozen axe runs, and two tests can run side by side.
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context_for, viewport):
+async def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context_for, viewport):
     """Every page type, desktop and phone, light and dark: no serious or critical violation.
     The reader view, with a code block wider than the screen, has no findings at all except
     heading order inside cleaned text (the cleaner's to fix)."""
-    from playwright.sync_api import expect
+    from playwright.async_api import expect
 
     pages = {**every_page(site), "browse-cards": "/"}
     findings = []
     # axe arrives as an init script, which the pages' CSP does not apply to: the pages are
     # checked under their own CSP.
-    context = context_for(viewport)
-    with_axe(context)
-    page = context.new_page()
+    context = await context_for(viewport)
+    await with_axe(context)
+    page = await context.new_page()
     for name, path in pages.items():
         if name == "browse-cards":
-            context.add_cookies([{"name": "reader_view", "value": "cards", "url": site.url}])
-        page.goto(site.url + path)
-        expect(page.locator("main")).to_be_visible()
+            await context.add_cookies([{"name": "reader_view", "value": "cards", "url": site.url}])
+        await page.goto(site.url + path)
+        await expect(page.locator("main")).to_be_visible()
         if name == "article":
-            expect(page.locator(".reading .body pre").first).to_be_visible()
-            expect(page.locator(".reading .body pre:not([tabindex='0'])")).to_have_count(0)
-            expect(page.locator(".reading-prefs")).to_be_visible()
+            await expect(page.locator(".reading .body pre").first).to_be_visible()
+            await expect(page.locator(".reading .body pre:not([tabindex='0'])")).to_have_count(0)
+            await expect(page.locator(".reading-prefs")).to_be_visible()
         for scheme in ("light", "dark"):
-            page.emulate_media(color_scheme=scheme)
+            await page.emulate_media(color_scheme=scheme)
             # Dark changes colours only: the structure was checked in light.
-            every = axe_findings(page, only=["color-contrast", "link-in-text-block"] if scheme == "dark" else None)
+            every = await axe_findings(page, only=["color-contrast", "link-in-text-block"] if scheme == "dark" else None)
             findings += [f"{viewport['width']} {scheme} {name}: {f}" for f in every
                          if f.split()[0] in ("serious", "critical")
                          or (name == "article" and "heading-order" not in f)]
-        page.emulate_media(color_scheme="light")
-    context.clear_cookies()
+        await page.emulate_media(color_scheme="light")
+    await context.clear_cookies()
     assert findings == []

@@ -20,8 +20,8 @@ import pytest
 
 from reader.samples import SAMPLE_FEED_URL
 
-from .browsing import ARTICLES, QUEUED, STATUS, TIMEOUT_MS, VIEWPORT, Watch, card
-from .helpers import LiveServer, rss
+from .browsing import ARTICLES, QUEUED, STATUS, TIMEOUT_MS, VIEWPORT, Watch, card, serving
+from .helpers import rss
 
 pytestmark = pytest.mark.browser
 
@@ -41,12 +41,12 @@ def settings(settings):
     return settings.replace(fetch_timeout=60.0, claim_ttl=30.0, open_wait=0.5)
 
 
-def no_horizontal_overflow(page) -> bool:
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+async def no_horizontal_overflow(page) -> bool:
+    return await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
-def test_queue_watch_ready_keyboard_open_read_back_and_search(page, live_server, pages):
-    from playwright.sync_api import expect
+async def test_queue_watch_ready_keyboard_open_read_back_and_search(page, live_server, pages):
+    from playwright.async_api import expect
 
     expect.set_options(timeout=TIMEOUT_MS)
     gate = threading.Event()  # the queued pages answer once the test has seen them wait
@@ -59,106 +59,106 @@ def test_queue_watch_ready_keyboard_open_read_back_and_search(page, live_server,
         items.append({"title": title, "link": link, "summary": summary, "date": published})
     feed = pages.add("/feed.xml", rss(items, title="Notes on software"), headers={"Content-Type": "application/rss+xml"})
     titles = {slug: title for slug, title, _ in ARTICLES}
-    watch = Watch(page, live_server.url)
+    watch = await Watch.start(page, live_server.url)
 
     # Subscribe through the form.
-    page.goto(live_server.url + "/feeds")
-    page.get_by_label("Feed URL").fill(feed)
-    page.get_by_role("button", name="Subscribe").click()
-    page.wait_for_url(live_server.url + "/feeds")
-    watch.collect_csp()
+    await page.goto(live_server.url + "/feeds")
+    await page.get_by_label("Feed URL").fill(feed)
+    await page.get_by_role("button", name="Subscribe").click()
+    await page.wait_for_url(live_server.url + "/feeds")
+    await watch.collect_csp()
 
     # Browse; tap queue on three cards; they wait in line, then reach ready without a reload.
-    page.goto(live_server.url + "/")
-    expect(page.locator("article.card")).to_have_count(len(ARTICLES))
-    page.evaluate("window.__sameDocument = 'still here'")
+    await page.goto(live_server.url + "/")
+    await expect(page.locator("article.card")).to_have_count(len(ARTICLES))
+    await page.evaluate("window.__sameDocument = 'still here'")
     for slug in QUEUED:
         the_card = card(page, titles[slug])
-        the_card.get_by_role("button", name="queue", exact=True).click()
-        expect(the_card.locator(".status")).to_have_text(STATUS)
-    expect(card(page, titles[QUEUED[2]]).locator(".status")).to_have_text(re.compile(r"#\d+ in line"))
+        await the_card.get_by_role("button", name="queue", exact=True).click()
+        await expect(the_card.locator(".status")).to_have_text(STATUS)
+    await expect(card(page, titles[QUEUED[2]]).locator(".status")).to_have_text(re.compile(r"#\d+ in line"))
     gate.set()
     for slug in QUEUED:
-        expect(card(page, titles[slug]).locator(".status")).to_have_text("ready", timeout=60_000)
-    assert page.evaluate("window.__sameDocument") == "still here"
+        await expect(card(page, titles[slug]).locator(".status")).to_have_text("ready", timeout=60_000)
+    assert await page.evaluate("window.__sameDocument") == "still here"
 
     # The keyboard: j moves to the first card (visible focus), j/k move on and back.
     first = card(page, titles[ARTICLES[0][0]])
     second = card(page, titles[ARTICLES[1][0]])
-    page.keyboard.press("j")
-    expect(first).to_be_focused()
-    expect(first).to_have_class(re.compile(r"\bis-current\b"))
-    page.keyboard.press("j")
-    expect(second).to_be_focused()
-    page.keyboard.press("k")
-    expect(first).to_be_focused()
+    await page.keyboard.press("j")
+    await expect(first).to_be_focused()
+    await expect(first).to_have_class(re.compile(r"\bis-current\b"))
+    await page.keyboard.press("j")
+    await expect(second).to_be_focused()
+    await page.keyboard.press("k")
+    await expect(first).to_be_focused()
     # s stars the focused card through its own form (htmx swaps the card, focus stays)
-    page.keyboard.press("s")
-    expect(first.locator(".star-mark")).to_be_visible()
-    expect(first.locator('button[data-key="s"]')).to_have_text("unstar")  # behind "more"
-    expect(first).to_be_focused()
+    await page.keyboard.press("s")
+    await expect(first.locator(".star-mark")).to_be_visible()
+    await expect(first.locator('button[data-key="s"]')).to_have_text("unstar")  # behind "more"
+    await expect(first).to_be_focused()
     # ? shows the keys in a dialog; Esc closes it
-    page.keyboard.press("?")
+    await page.keyboard.press("?")
     dialog = page.get_by_role("dialog", name="Keyboard shortcuts")
-    expect(dialog).to_be_visible()
-    expect(dialog).to_contain_text("queue it first")
-    page.keyboard.press("Escape")
-    expect(dialog).to_be_hidden()
-    watch.collect_csp()
+    await expect(dialog).to_be_visible()
+    await expect(dialog).to_contain_text("queue it first")
+    await page.keyboard.press("Escape")
+    await expect(dialog).to_be_hidden()
+    await watch.collect_csp()
 
     # o opens the focused card: the cleaned text.
-    page.keyboard.press("o")
-    page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
+    await page.keyboard.press("o")
+    await page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
     slug = ARTICLES[0][0]
-    expect(page.locator("h1")).to_have_text(titles[slug])
+    await expect(page.locator("h1")).to_have_text(titles[slug])
     body = page.locator(".reading .body")
-    expect(body).to_contain_text(f"marker-{slug}")
-    expect(body).not_to_contain_text("Copyright footer text")
-    expect(page.locator(".reading")).to_contain_text("min read")
-    expect(page.get_by_role("link", name="original")).to_have_attribute("href", pages.url(f"/{slug}.html"))
-    expect(page.get_by_role("button", name="mark unread")).to_be_visible()  # opening marked it read
-    watch.collect_csp()
+    await expect(body).to_contain_text(f"marker-{slug}")
+    await expect(body).not_to_contain_text("Copyright footer text")
+    await expect(page.locator(".reading")).to_contain_text("min read")
+    await expect(page.get_by_role("link", name="original")).to_have_attribute("href", pages.url(f"/{slug}.html"))
+    await expect(page.get_by_role("button", name="mark unread")).to_be_visible()  # opening marked it read
+    await watch.collect_csp()
 
     # u goes back to the list, where the article now shows as read.
-    page.keyboard.press("u")
-    page.wait_for_url(live_server.url + "/")
-    expect(card(page, titles[slug])).to_have_attribute("data-read", "yes")
+    await page.keyboard.press("u")
+    await page.wait_for_url(live_server.url + "/")
+    await expect(card(page, titles[slug])).to_have_attribute("data-read", "yes")
 
     # / focuses the search box; typing there fires no shortcut (the query has u, s, q and j in it).
-    page.keyboard.press("/")
+    await page.keyboard.press("/")
     box = page.get_by_role("searchbox", name="Search articles")
-    expect(box).to_be_focused()
+    await expect(box).to_be_focused()
     phrase = "marker-queues"  # in the cleaned page body only: the feed's summary never says it
-    page.keyboard.type(phrase + " jqsu")
-    expect(box).to_have_value(phrase + " jqsu")
+    await page.keyboard.type(phrase + " jqsu")
+    await expect(box).to_have_value(phrase + " jqsu")
     assert page.url == live_server.url + "/"
-    box.fill(phrase)
-    box.press("Enter")
-    page.wait_for_url(re.compile(r"/\?q=marker-queues$"))
+    await box.fill(phrase)
+    await box.press("Enter")
+    await page.wait_for_url(re.compile(r"/\?q=marker-queues$"))
     results = page.locator("article.card")
-    expect(results).to_have_count(1)
-    expect(results.first.get_by_role("link", name=titles["queues"], exact=True)).to_be_visible()
-    expect(results.first.locator(".snippet mark").first).to_have_text(re.compile("marker", re.I))
-    watch.collect_csp()
+    await expect(results).to_have_count(1)
+    await expect(results.first.get_by_role("link", name=titles["queues"], exact=True)).to_be_visible()
+    await expect(results.first.locator(".snippet mark").first).to_have_text(re.compile("marker", re.I))
+    await watch.collect_csp()
 
     # An article opened before it is cleaned: the feed's summary and "cleaning…", then the
     # full text swaps in by itself (no reload) and the poll stops.
-    page.goto(live_server.url + "/")
-    card(page, titles["offline-first"]).get_by_role("link", name=titles["offline-first"]).click()
-    page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
-    expect(page.locator("#reading-body")).to_contain_text("cleaning…")
-    expect(page.locator("#reading-body")).to_contain_text("the case for apps that work without a network")
-    page.evaluate("window.__sameDocument = 'reading'")
+    await page.goto(live_server.url + "/")
+    await card(page, titles["offline-first"]).get_by_role("link", name=titles["offline-first"]).click()
+    await page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
+    await expect(page.locator("#reading-body")).to_contain_text("cleaning…")
+    await expect(page.locator("#reading-body")).to_contain_text("the case for apps that work without a network")
+    await page.evaluate("window.__sameDocument = 'reading'")
     late.set()
-    expect(page.locator("#reading-body .body")).to_contain_text("marker-offline-first", timeout=60_000)
-    expect(page.locator("#reading-body")).not_to_contain_text("cleaning…")
-    expect(page.locator("#reading-body[hx-trigger]")).to_have_count(0)
-    expect(page.locator("#reading-time")).to_contain_text("min read")
-    assert page.evaluate("window.__sameDocument") == "reading"
+    await expect(page.locator("#reading-body .body")).to_contain_text("marker-offline-first", timeout=60_000)
+    await expect(page.locator("#reading-body")).not_to_contain_text("cleaning…")
+    await expect(page.locator("#reading-body[hx-trigger]")).to_have_count(0)
+    await expect(page.locator("#reading-time")).to_contain_text("min read")
+    assert await page.evaluate("window.__sameDocument") == "reading"
     # s stars in the reader view too
-    page.keyboard.press("s")
-    expect(page.locator("#reading-tools").get_by_role("button", name="unstar")).to_be_visible()
-    watch.collect_csp()
+    await page.keyboard.press("s")
+    await expect(page.locator("#reading-tools").get_by_role("button", name="unstar")).to_be_visible()
+    await watch.collect_csp()
 
     assert watch.problems == []
     # Every write the page made carried the CSRF token, and the writes were really seen:
@@ -166,116 +166,122 @@ def test_queue_watch_ready_keyboard_open_read_back_and_search(page, live_server,
     assert watch.written() == ["/feeds"] + ["/articles/{id}/queue"] * len(QUEUED) + ["/articles/{id}/star"] * 2
 
 
-def test_theme_and_text_choices_are_remembered_and_the_phone_layout_fits(chromium, live_server, pages):
-    from playwright.sync_api import expect
+async def test_theme_and_text_choices_are_remembered_and_the_phone_layout_fits(chromium, live_server, pages):
+    from playwright.async_api import expect
 
     link = pages.add_article("one", "One article")
     feed = pages.add("/feed.xml", rss([{"title": "One article", "link": link, "summary": "s"}]),
                      headers={"Content-Type": "application/rss+xml"})
-    assert httpx.post(live_server.url + "/api/feeds", json={"url": feed}).status_code == 201
-    context = chromium.new_context(viewport=PHONE, color_scheme="light", is_mobile=True, has_touch=True)
+    async with httpx.AsyncClient() as api:
+        assert (await api.post(live_server.url + "/api/feeds", json={"url": feed})).status_code == 201
+    context = await chromium.new_context(viewport=PHONE, color_scheme="light", is_mobile=True, has_touch=True)
     context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    watch = Watch(page, live_server.url)
+    page = await context.new_page()
+    watch = await Watch.start(page, live_server.url)
     try:
-        page.goto(live_server.url + "/")
+        await page.goto(live_server.url + "/")
         root = page.locator("html")
         toggle = page.get_by_role("button", name=re.compile("^Theme"))
-        expect(toggle).to_have_text("Theme: system")
-        expect(root).not_to_have_attribute("data-theme", re.compile("."))
-        bg_light = page.evaluate("getComputedStyle(document.body).backgroundColor")
-        toggle.click()
-        expect(toggle).to_have_text("Theme: light")
-        toggle.click()
-        expect(toggle).to_have_text("Theme: dark")
-        expect(root).to_have_attribute("data-theme", "dark")
-        bg_dark = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        await expect(toggle).to_have_text("Theme: system")
+        await expect(root).not_to_have_attribute("data-theme", re.compile("."))
+        bg_light = await page.evaluate("getComputedStyle(document.body).backgroundColor")
+        await toggle.click()
+        await expect(toggle).to_have_text("Theme: light")
+        await toggle.click()
+        await expect(toggle).to_have_text("Theme: dark")
+        await expect(root).to_have_attribute("data-theme", "dark")
+        bg_dark = await page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert bg_dark != bg_light
-        assert no_horizontal_overflow(page)
+        assert await no_horizontal_overflow(page)
         ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=ARTIFACTS / "phone-browse-dark.png")
-        page.reload()
-        expect(root).to_have_attribute("data-theme", "dark")  # remembered across a reload
-        expect(page.get_by_role("button", name=re.compile("^Theme"))).to_have_text("Theme: dark")
+        await page.screenshot(path=ARTIFACTS / "phone-browse-dark.png")
+        await page.reload()
+        await expect(root).to_have_attribute("data-theme", "dark")  # remembered across a reload
+        await expect(page.get_by_role("button", name=re.compile("^Theme"))).to_have_text("Theme: dark")
 
-        page.get_by_role("link", name="One article", exact=True).click()
-        page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
-        expect(page.locator(".reading .body")).to_contain_text("marker-one")
-        size = lambda: page.evaluate("parseFloat(getComputedStyle(document.querySelector('.reading .body')).fontSize)")
-        font = lambda: page.evaluate("getComputedStyle(document.querySelector('.reading .body')).fontFamily")
-        before_size, before_font = size(), font()
-        page.get_by_role("button", name="Larger text").click()
-        page.get_by_role("button", name="Use a sans-serif font").click()
-        assert size() > before_size and font() != before_font
-        assert no_horizontal_overflow(page)
-        page.screenshot(path=ARTIFACTS / "phone-article-dark.png")
-        page.reload()
-        assert size() > before_size and font() != before_font  # remembered
-        expect(root).to_have_attribute("data-theme", "dark")
-        watch.collect_csp()
+        await page.get_by_role("link", name="One article", exact=True).click()
+        await page.wait_for_url(re.compile(r"/articles/\d+(\?list=[^/]*)?$"))
+        await expect(page.locator(".reading .body")).to_contain_text("marker-one")
+
+        async def size() -> float:
+            return await page.evaluate("parseFloat(getComputedStyle(document.querySelector('.reading .body')).fontSize)")
+
+        async def font() -> str:
+            return await page.evaluate("getComputedStyle(document.querySelector('.reading .body')).fontFamily")
+
+        before_size, before_font = await size(), await font()
+        await page.get_by_role("button", name="Larger text").click()
+        await page.get_by_role("button", name="Use a sans-serif font").click()
+        assert await size() > before_size and await font() != before_font
+        assert await no_horizontal_overflow(page)
+        await page.screenshot(path=ARTIFACTS / "phone-article-dark.png")
+        await page.reload()
+        assert await size() > before_size and await font() != before_font  # remembered
+        await expect(root).to_have_attribute("data-theme", "dark")
+        await watch.collect_csp()
         assert watch.problems == []
     finally:
-        context.close()
+        await context.close()
 
 
-def test_readme_screenshots_from_the_sample_site(chromium, settings):
+async def test_readme_screenshots_from_the_sample_site(chromium, settings):
     """docs/screenshots/ for the README: the shipped sample magazine (real prose), browsed,
     some articles cleaned, one starred, one read; then the reader view and a search."""
-    from playwright.sync_api import expect
+    from playwright.async_api import expect
 
-    with LiveServer(settings.replace(allow_private_urls=False)) as server:
-        api = httpx.Client(base_url=server.url, timeout=60)
-        assert api.post("/api/feeds", json={"url": SAMPLE_FEED_URL}).status_code == 201
-        items = api.get("/api/articles").json()["items"]
+    async with serving(settings.replace(allow_private_urls=False)) as server:
+        api = httpx.AsyncClient(base_url=server.url, timeout=60)
+        assert (await api.post("/api/feeds", json={"url": SAMPLE_FEED_URL})).status_code == 201
+        items = (await api.get("/api/articles")).json()["items"]
         by_title = {i["title"]: i["id"] for i in items}
         typography = by_title["On typography for long reads"]
         for title in ("On typography for long reads", "Notes on SQLite WAL mode", "Keeping a reading log"):
-            assert api.post(f"/api/articles/{by_title[title]}/queue").status_code == 200
-        context = chromium.new_context(viewport=VIEWPORT, color_scheme="light")
+            assert (await api.post(f"/api/articles/{by_title[title]}/queue")).status_code == 200
+        context = await chromium.new_context(viewport=VIEWPORT, color_scheme="light")
         context.set_default_timeout(TIMEOUT_MS)
-        page = context.new_page()
-        watch = Watch(page, server.url)
+        page = await context.new_page()
+        watch = await Watch.start(page, server.url)
         try:
             README_SHOTS.mkdir(parents=True, exist_ok=True)
-            page.goto(server.url + "/")
-            expect(page.locator("article.card")).to_have_count(len(items))
+            await page.goto(server.url + "/")
+            await expect(page.locator("article.card")).to_have_count(len(items))
             cleaned = ("On typography for long reads", "Notes on SQLite WAL mode", "Keeping a reading log")
             for title in cleaned:  # the page's own poll brings them to ready
-                expect(card(page, title).locator(".status")).to_have_text("ready", timeout=60_000)
-            api.post(f"/api/articles/{by_title['Notes on SQLite WAL mode']}/star")
-            api.post(f"/api/articles/{by_title['Keeping a reading log']}/read")
-            page.reload()
-            expect(card(page, "Notes on SQLite WAL mode").locator(".star-mark")).to_be_visible()
+                await expect(card(page, title).locator(".status")).to_have_text("ready", timeout=60_000)
+            await api.post(f"/api/articles/{by_title['Notes on SQLite WAL mode']}/star")
+            await api.post(f"/api/articles/{by_title['Keeping a reading log']}/read")
+            await page.reload()
+            await expect(card(page, "Notes on SQLite WAL mode").locator(".star-mark")).to_be_visible()
             for scheme in ("light", "dark"):
-                page.emulate_media(color_scheme=scheme)
-                page.screenshot(path=README_SHOTS / f"browse-{scheme}.png")
-            page.emulate_media(color_scheme="light")
-            watch.collect_csp()
-            phone = chromium.new_context(viewport=PHONE, color_scheme="light", is_mobile=True, has_touch=True)
+                await page.emulate_media(color_scheme=scheme)
+                await page.screenshot(path=README_SHOTS / f"browse-{scheme}.png")
+            await page.emulate_media(color_scheme="light")
+            await watch.collect_csp()
+            phone = await chromium.new_context(viewport=PHONE, color_scheme="light", is_mobile=True, has_touch=True)
             try:
-                small = phone.new_page()
-                small.goto(server.url + "/")
-                expect(card(small, "Notes on SQLite WAL mode").locator(".star-mark")).to_be_visible()
-                small.screenshot(path=README_SHOTS / "browse-phone.png")
-                small.goto(f"{server.url}/articles/{typography}")
-                expect(small.locator(".reading .body")).to_be_visible()
-                small.screenshot(path=README_SHOTS / "article-phone.png")
+                small = await phone.new_page()
+                await small.goto(server.url + "/")
+                await expect(card(small, "Notes on SQLite WAL mode").locator(".star-mark")).to_be_visible()
+                await small.screenshot(path=README_SHOTS / "browse-phone.png")
+                await small.goto(f"{server.url}/articles/{typography}")
+                await expect(small.locator(".reading .body")).to_be_visible()
+                await small.screenshot(path=README_SHOTS / "article-phone.png")
             finally:
-                phone.close()
+                await phone.close()
 
-            page.goto(f"{server.url}/articles/{typography}")
-            expect(page.locator(".reading .body")).to_be_visible()
+            await page.goto(f"{server.url}/articles/{typography}")
+            await expect(page.locator(".reading .body")).to_be_visible()
             for scheme in ("light", "dark"):
-                page.emulate_media(color_scheme=scheme)
-                page.screenshot(path=README_SHOTS / f"article-{scheme}.png")
-            page.emulate_media(color_scheme="light")
-            watch.collect_csp()
+                await page.emulate_media(color_scheme=scheme)
+                await page.screenshot(path=README_SHOTS / f"article-{scheme}.png")
+            await page.emulate_media(color_scheme="light")
+            await watch.collect_csp()
 
-            page.goto(server.url + "/?q=measure")
-            expect(page.locator("article.card .snippet mark").first).to_be_visible()
-            page.screenshot(path=README_SHOTS / "search-light.png")
-            watch.collect_csp()
+            await page.goto(server.url + "/?q=measure")
+            await expect(page.locator("article.card .snippet mark").first).to_be_visible()
+            await page.screenshot(path=README_SHOTS / "search-light.png")
+            await watch.collect_csp()
             assert watch.problems == []
         finally:
-            context.close()
-            api.close()
+            await context.close()
+            await api.aclose()

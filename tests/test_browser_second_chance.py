@@ -34,8 +34,8 @@ def scripted(marker: str) -> str:
             "</body></html>")
 
 
-def test_the_bookmarklet_finishes_a_failed_article_from_the_rendered_page(page, live_server, pages):
-    from playwright.sync_api import expect
+async def test_the_bookmarklet_finishes_a_failed_article_from_the_rendered_page(page, live_server, pages):
+    from playwright.async_api import expect
 
     expect.set_options(timeout=TIMEOUT_MS)
     body = scripted("marker-rendered-by-the-browser")
@@ -48,32 +48,32 @@ def test_the_bookmarklet_finishes_a_failed_article_from_the_rendered_page(page, 
 
     link = pages.add("/walled.html", answer)
     pages.add("/img/seen.png", png(70), headers={"Content-Type": "image/png"})
-    with httpx.Client(base_url=live_server.url, timeout=60) as api:
-        article_id = api.post("/api/articles", json={"url": link}).json()["id"]
-        assert api.get(f"/api/articles/{article_id}/content").status_code == 502
-        [href] = re.findall(r'href="(javascript:[^"]*)"', api.get("/feeds").text)
+    async with httpx.AsyncClient(base_url=live_server.url, timeout=60) as api:
+        article_id = (await api.post("/api/articles", json={"url": link})).json()["id"]
+        assert (await api.get(f"/api/articles/{article_id}/content")).status_code == 502
+        [href] = re.findall(r'href="(javascript:[^"]*)"', (await api.get("/feeds")).text)
     bookmarklet = html.unescape(href).removeprefix("javascript:")
 
-    page.goto(link)
-    expect(page.locator("#app")).to_contain_text("marker-rendered-by-the-browser")
-    with page.expect_popup() as opened:
-        page.evaluate(bookmarklet)
-    confirm = opened.value
-    expect(confirm.locator(".page-status")).to_contain_text("Your browser's copy of this page")
-    confirm.get_by_role("button", name="Save and clean from this page").click()
-    confirm.wait_for_url(f"{live_server.url}/articles/{article_id}")
-    expect(confirm.locator("#reading-body")).to_contain_text("marker-rendered-by-the-browser")
+    await page.goto(link)
+    await expect(page.locator("#app")).to_contain_text("marker-rendered-by-the-browser")
+    async with page.expect_popup() as opened:
+        await page.evaluate(bookmarklet)
+    confirm = await opened.value
+    await expect(confirm.locator(".page-status")).to_contain_text("Your browser's copy of this page")
+    await confirm.get_by_role("button", name="Save and clean from this page").click()
+    await confirm.wait_for_url(f"{live_server.url}/articles/{article_id}")
+    await expect(confirm.locator("#reading-body")).to_contain_text("marker-rendered-by-the-browser")
     # the picture shows, from reader's own copy, under a CSP that allows no other image source
     picture = confirm.locator("#reading-body img")
-    assert picture.get_attribute("src").startswith(f"/articles/{article_id}/images/")
-    picture.scroll_into_view_if_needed()
-    confirm.wait_for_function("i => i.complete && i.naturalWidth === 1", arg=picture.element_handle())
+    assert (await picture.get_attribute("src")).startswith(f"/articles/{article_id}/images/")
+    await picture.scroll_into_view_if_needed()
+    await confirm.wait_for_function("i => i.complete && i.naturalWidth === 1", arg=await picture.element_handle())
     seen = pages.hits["/img/seen.png"]
     assert seen == 2  # the browser's own view of the site, then reader's one fetch; none from the article page
 
-    with httpx.Client(base_url=live_server.url, timeout=60) as api:
-        article = api.get(f"/api/articles/{article_id}").json()
-        stats = api.get("/api/stats").json()
+    async with httpx.AsyncClient(base_url=live_server.url, timeout=60) as api:
+        article = (await api.get(f"/api/articles/{article_id}")).json()
+        stats = (await api.get("/api/stats")).json()
     assert article["state"] == "ready"
     assert stats["kinds"]["browser"]["started"] == 1 and stats["kinds"]["browser"]["cached"] == 1
     server_fetches = [h for p, h in pages.requests if p == "/walled.html"
