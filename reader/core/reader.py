@@ -43,7 +43,7 @@ from ..formats.epub import Edition, EditionArticle, assemble_epub
 from ..pool import CpuPool
 from ..feeds.refresh import RefreshResult, refresh_feeds
 from .reading import DirectLane, Opened, OpenedBy, OpenedPage, cleaning_errors, marks_read, starts_cleaning
-from .waits import Timings, Work, estimate_waits
+from .waits import FIRST_GUESS, Timings, Work, estimate_waits
 from .imports import ImportJob, Progress
 from . import library
 from .library import export_opml
@@ -308,7 +308,7 @@ class Reader:
             for a in articles:
                 a.tags = tuple(tags.get(a.id, ()))
         if any(a.state == "queued" for a in articles):
-            timings = Timings.from_runs(await self._store.recent_timings())
+            timings = Timings.from_runs(await self._store.recent_timings(), prior=FIRST_GUESS)
             capacity = await self._store.capacity()
             work = await self._store.work_in_line()
             waits = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
