@@ -19,6 +19,7 @@ import time
 
 import pytest
 
+from reader.core.waits import Timings, Work, describe_wait, estimate_waits
 from reader.settings import Settings
 
 from .helpers import app_client, wait_for
@@ -98,6 +99,9 @@ async def test_a_burst_on_two_sites_is_cleaned_in_parallel_but_never_two_at_once
     assert second.start["b0"] < first.start["a1"]
     overlapping = [b for b in second.start
                    if any(first.start[a] < second.start[b] < first.end[a] for a in first.start)]
+    print("two sites:", len(overlapping), "of the second site's pages asked for while the first site's were in flight;",
+          f"first site {first.end['a9'] - first.start['a0']:.1f} s, second {second.end['b9'] - second.start['b0']:.1f} s,",
+          f"both {max(first.end['a9'], second.end['b9']) - min(first.start['a0'], second.start['b0']):.1f} s")
     assert len(overlapping) >= 5, overlapping
 
 
@@ -180,3 +184,21 @@ async def test_a_burst_of_ten_on_a_slow_site_is_promised_about_what_it_gets(sett
     assert promised[1:] == sorted(promised[1:]) and promised[-1] > promised[1]
     assert truth[-1] / 1.6 <= promised[-1] <= truth[-1] * 1.6, (promised, truth)
     assert promised[-1] >= 10 and "a few seconds" not in _card_waits(page).get(9, "")
+
+
+def test_the_estimate_plays_the_line_forward_one_article_of_a_site_at_a_time():
+    a, b = "http://a.example/", "http://b.example/"
+    timings = Timings.from_runs([{"url": a, "seconds": 1.0}, {"url": b, "seconds": 2.0}])
+    # ten taps on each of two sites, four workers: each site in single file, side by side
+    waits = estimate_waits([Work(a + str(i)) for i in range(10)] + [Work(b + str(i)) for i in range(10)], timings, 4)
+    assert waits == [float(n) for n in range(1, 11)] + [2.0 * n for n in range(1, 11)]
+    # two workers, [a, a, b]: the second worker passes over the second a and takes b at once
+    assert estimate_waits([Work(a), Work(a + "2"), Work(b)], timings, 2) == [1.0, 2.0, 2.0]
+    # before any history, the first guess: 5 s an article
+    assert estimate_waits([Work(a), Work(a + "2")], Timings(prior=5.0), 4) == [5.0, 10.0]
+
+
+def test_a_few_seconds_is_only_said_of_a_wait_well_under_ten():
+    assert describe_wait(4.9) == "a few seconds"
+    assert describe_wait(5.0) == describe_wait(9.9) == "about 10 s"
+    assert describe_wait(13.7) == "about 15 s"
