@@ -119,8 +119,11 @@ class Settings:
         "READER_SHUTDOWN_GRACE", 10.0,
         "seconds extractions in progress get to finish at shutdown before their claims are handed back", float)
     serve_workers: int = _setting(
-        "READER_SERVE_WORKERS", 1,
-        "articles the `reader serve` process cleans at once from the queue (0 = leave it to `reader worker`)", int)
+        "READER_SERVE_WORKERS", 4,
+        "articles the `reader serve` process cleans at once from the queue, never two of one site at a time"
+        " (0 = leave it to `reader worker`). Four, whatever the cores: cleaning an article is mostly waiting"
+        " on its site, the CPU part runs in READER_EXTRACT_PROCESSES anyway, and a burst of taps rarely spans"
+        " more than a few sites, which are fetched one article at a time each", int)
     password: str | None = _setting(
         "READER_PASSWORD", None,
         "password for the pages and bearer token for the API; required (12 characters or more) to listen beyond loopback", str)

@@ -4,6 +4,7 @@ are the real service order, honest wait estimates, and more workers draining fas
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 
@@ -12,10 +13,12 @@ from reader.feeds.refresh import refresh_feeds
 from reader.core.waits import Timings, Work, describe_wait, estimate_waits
 
 from .helpers import app_client, rss, wait_for, worker_process
+from .loopback import LoopbackServer
 
 
-async def _articles(reader, pages, count, **route):
-    links = [pages.add_article(f"p{i}", **route) for i in range(count)]
+async def _articles(reader, pages, count, sites=None, **route):
+    """`count` articles in a feed on `pages`; article i on sites[i] if given (a server each)."""
+    links = [(sites[i] if sites else pages).add_article(f"p{i}", **route) for i in range(count)]
     feed = pages.add("/feed.xml", rss([{"title": f"t{i}", "link": link} for i, link in enumerate(links)]),
                      headers={"Content-Type": "application/rss+xml"})
     feed_id, _ = await reader._store.add_feed(feed)
@@ -99,17 +102,25 @@ async def test_unqueueing_an_article_being_cleaned_finishes_and_keeps_the_work(s
 
 
 async def test_three_worker_processes_and_the_app_worker_drain_sixty_slow_pages_once_each(settings, pages):
-    async with running(settings, worker=False) as reader:
-        ids = await _articles(reader, pages, 60, delay=0.3)
-        for i, article_id in enumerate(ids):
-            await reader._store.queue(article_id, "next" if i % 10 == 0 else "normal", next_lead=600)
-        order = [item["article_id"] for item in await reader._store.waiting()]
-    with worker_process(settings), worker_process(settings), worker_process(settings):
-        async with running(settings) as reader:
-            await wait_for(lambda: _drained(reader, 60), timeout=120)
-            runs = sorted(await reader._store.runs(), key=lambda r: r["id"])
+    # Twenty sites, taken in turn along the service order: the workers clean one article of
+    # a site at a time, so pages all on one site would be drained in single file. With a
+    # site's articles twenty places apart, none waits for its site and the order is exact.
+    with contextlib.ExitStack() as stack:
+        servers = [stack.enter_context(LoopbackServer(f"127.0.1.{n}")) for n in range(1, 21)]
+        service = sorted(range(60), key=lambda i: (i % 10 != 0, i))  # the next-lane taps first
+        sites = {i: servers[place % 20] for place, i in enumerate(service)}
+        async with running(settings, worker=False) as reader:
+            ids = await _articles(reader, pages, 60, sites=sites, delay=0.3)
+            for i, article_id in enumerate(ids):
+                await reader._store.queue(article_id, "next" if i % 10 == 0 else "normal", next_lead=600)
+            order = [item["article_id"] for item in await reader._store.waiting()]
+        assert order == [ids[i] for i in service]
+        with worker_process(settings), worker_process(settings), worker_process(settings):
+            async with running(settings) as reader:
+                await wait_for(lambda: _drained(reader, 60), timeout=120)
+                runs = sorted(await reader._store.runs(), key=lambda r: r["id"])
     assert [r["article_id"] for r in runs] == order  # the lane rule held across processes
-    assert all(pages.hits[f"/p{i}.html"] == 1 for i in range(60))
+    assert all(sites[i].hits[f"/p{i}.html"] == 1 for i in range(60))
     assert len({r["worker"] for r in runs}) == 4  # every worker took part
     # Draining in parallel, shown by the ledger rather than a clock: at some moment at least
     # three extractions were running at once.
@@ -130,7 +141,9 @@ def test_wait_estimates_follow_each_sites_recent_times_the_work_ahead_and_the_wo
     assert timings.expected("http://never.example/") is not None  # a new site: the overall median
     line = [Work(slow), Work(fast), Work(slow)]
     assert estimate_waits(line, timings, capacity=1) == [2.0, 2.1, 4.1]
-    assert estimate_waits(line, timings, capacity=2) == [2.0, 1.1, 3.05]
+    # two workers, one site at a time: the fast page goes on the free one at once, and the
+    # second slow page waits for the first, however many workers there are
+    assert estimate_waits(line, timings, capacity=2) == [2.0, 0.1, 4.0]
     # one being cleaned for 1.5 s of its 2: half a second is left of it
     assert estimate_waits([Work(slow, started_at=100.0), Work(slow)], timings, 1, now=101.5) == [0.5, 2.5]
     assert estimate_waits(line, Timings(), capacity=1) == [None] * 3  # no history: no made-up number
@@ -171,7 +184,7 @@ async def _capacity_is(reader, n):
 
 async def test_cards_and_the_api_estimate_the_wait_from_the_ledger_and_the_workers(settings, pages):
     gate = threading.Event()
-    async with app_client(settings) as client:
+    async with app_client(settings.replace(serve_workers=1)) as client:
         reader = client.app.state.reader
         ids = await _articles(reader, pages, 5)
         for article_id in ids[:2]:  # some history in the ledger

@@ -9,6 +9,7 @@ reader.settings and reader.params) and nothing below it.
     reading     the direct lane: an article opened now, with a bounded wait, one task
                 per article, a failed one not tried again by opening it
     waits       positions in the line turned into honest waiting times
+    failures    what a failed article's reason advises (the browser, or that the page is gone)
     imports     another app's export read into the library (never queued or fetched)
     exports     backup, export and import of reader's own library file
     editions    the reading list, one article and the catalog as EPUB and OPDS

@@ -44,7 +44,7 @@ from ..pool import CpuPool
 from ..feeds.refresh import RefreshResult, refresh_feeds
 from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPage, cleaning_errors, marks_read,
                       starts_work)
-from .waits import Timings, Work, estimate_waits
+from .waits import FIRST_GUESS, Timings, Work, estimate_waits
 from .imports import ImportJob, Progress, stop_imports
 from . import library
 from .library import export_opml
@@ -308,7 +308,7 @@ class Reader:
         waits: dict[int, float | None] = {}
         capacity = None
         if any(row["state"] == "queued" for row in rows):
-            timings = Timings.from_runs(await self._store.recent_timings())
+            timings = Timings.from_runs(await self._store.recent_timings(), prior=FIRST_GUESS)
             capacity = await self._store.capacity()
             work = await self._store.work_in_line()
             estimates = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],

@@ -4,6 +4,16 @@ looks for idle workers, so any number of workers, in this process or others, can
 against one database without doing anything twice.
 
 A worker never chooses work: everything it takes was put in line by a person's tap.
+
+Several articles at once (`concurrency` pullers, READER_SERVE_WORKERS for `reader
+serve`), politely: never two of one site. The exact rule, decided inside take_next's
+transaction: a free puller takes the first article in service order (due time, then tap
+order; a "queue first" tap is due `next_lead` earlier, so the lane rule is untouched)
+whose host name has no live claim by a run that fetches, from any process. An article
+is passed over only while another of its site is being cleaned, and only by articles of
+other sites; among one site's articles the order is kept exactly. A puller that
+finishes wakes the idle ones: its site is free again, and whatever it skipped may now
+be taken.
 """
 
 from __future__ import annotations
@@ -149,6 +159,7 @@ class Worker:
                 except Exception:
                     log.exception("cleaning article %s failed", run.article_id)
                     outcome = None
+                self.wake()  # the site of this article is free again for the idle pullers
                 if outcome != "unavailable":
                     continue
                 # The extraction processes keep dying: wait a poll interval before taking
