@@ -4,8 +4,7 @@ the reading list, log out with the footer's button, go offline, open a saved art
 not served. And a browser whose session ended without a logout (reader restarted: sessions
 live in memory) drops the saved copies as soon as it is sent to the login page.
 
-It launches its own browser (the executable and flags of tests/browsing.py), so it does not
-depend on the shared sync fixtures. Skipped without Chromium."""
+Each test has a context of its own on the shared Chromium. Skipped without Chromium."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from .browsing import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, VIEWPORT
+from .browsing import TIMEOUT_MS, VIEWPORT
 from .helpers import RSS, LiveServer, published, rss, wait_for
 from .test_browser_offline import long_article
 
@@ -31,18 +30,13 @@ def settings(settings):
 
 
 @contextlib.asynccontextmanager
-async def browser_page() -> AsyncIterator:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing")
-    async_api = pytest.importorskip("playwright.async_api")
-    async with async_api.async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = await browser.new_context(viewport=VIEWPORT, color_scheme="light")
-            context.set_default_timeout(TIMEOUT_MS)
-            yield await context.new_page()
-        finally:
-            await browser.close()
+async def browser_page(chromium) -> AsyncIterator:
+    context = await chromium.new_context(viewport=VIEWPORT, color_scheme="light")
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield await context.new_page()
+    finally:
+        await context.close()
 
 
 async def ready_article(url: str, pages, slug: str) -> int:
@@ -119,10 +113,10 @@ async def saved_caches(page) -> list[str]:
     return [n for n in await page.evaluate("() => caches.keys()") if n.startswith("reader-saved-")]
 
 
-async def test_after_logging_out_no_saved_page_is_served_offline(settings, pages) -> None:
+async def test_after_logging_out_no_saved_page_is_served_offline(settings, pages, chromium) -> None:
     with LiveServer(settings) as live:
         article = await ready_article(live.url, pages, "one")
-        async with browser_page() as page:
+        async with browser_page(chromium) as page:
             await log_in_and_save(page, live.url, 1)
             # saved, as it should be (the article is not opened: its saved copy, opened, would mark it read)
             assert await served_offline(page, live.url + READING_LIST, "Title one")
@@ -141,13 +135,14 @@ async def test_after_logging_out_no_saved_page_is_served_offline(settings, pages
             assert await positions(page) == []  # the database went, the outbox with it
 
 
-async def test_a_session_that_ended_without_a_logout_drops_the_saved_copies_at_the_login_page(settings, pages) -> None:
+async def test_a_session_that_ended_without_a_logout_drops_the_saved_copies_at_the_login_page(settings, pages,
+                                                                                               chromium) -> None:
     """No Clear-Site-Data and no message here: reader restarted, so the session is gone, and
     the worker learns it from the login page it is sent to."""
     with LiveServer(settings) as live:
         article = await ready_article(live.url, pages, "two")
         port = live.port
-        async with browser_page() as page:
+        async with browser_page(chromium) as page:
             await log_in_and_save(page, live.url, 1)
             live.__exit__(None, None, None)
             with LiveServer(settings, port=port) as again:
