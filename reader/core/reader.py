@@ -42,7 +42,7 @@ from ..fetch import FetchError, Response, fetch
 from ..formats.epub import Edition, EditionArticle, assemble_epub
 from ..pool import CpuPool
 from ..feeds.refresh import RefreshResult, refresh_feeds
-from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPage, cleaning_errors, marks_read,
+from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPage, marks_read,
                       starts_work)
 from .waits import FIRST_GUESS, Timings, Work, estimate_waits
 from .imports import ImportJob, Progress, stop_imports
@@ -692,8 +692,7 @@ class Reader:
         article_id = await self._article_at(checked)
         if article_id is None:
             article_id, _ = await self._store.save_link(checked, parse_title(title))
-        with cleaning_errors():
-            content = Content.from_row(await self._cleaner.finish_with_page(article_id, page, checked))
+        content = Content.from_row(await self._cleaner.finish_with_page(article_id, page, checked))
         return await self.article(article_id), content
 
     async def _article_at(self, url: str) -> int | None:
@@ -719,8 +718,7 @@ class Reader:
     async def reclean(self, article_id: int) -> tuple[str, str | None]:
         """Clean an article again from its stored raw page, fetching no page: (outcome,
         error), the outcome "cached", "failed" or "skipped"."""
-        with cleaning_errors():
-            return await self._cleaner.reclean(article_id)
+        return await self._cleaner.reclean(article_id)
 
     async def reclean_ids(self, *, failed: bool = False) -> list[int]:
         """The articles a reclean can work on (those with a raw page; `failed`: only failed ones)."""

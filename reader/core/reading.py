@@ -14,14 +14,13 @@ the adapter's.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..errors import ExtractionFailed, NotFound, Stopping
-from ..jobs.cleaning import ArticleFailed, Cleaner, ShuttingDown, UnknownArticle
+from ..errors import ExtractionFailed, Stopping
+from ..jobs.cleaning import Cleaner
 from ..records import Article, ArticlePage, Content
 
 # Who opened an article (or asked for a book of them), as the adapter tells it:
@@ -80,20 +79,6 @@ class OpenedPage(Opened):
     unsaved: str | None = None
 
 
-@contextlib.contextmanager
-def cleaning_errors() -> Iterator[None]:
-    """The cleaner's own exceptions as the core's error tree, in one place for every lane
-    that waits on it (an open, the browser's page, a reclean)."""
-    try:
-        yield
-    except ArticleFailed as exc:
-        raise ExtractionFailed(str(exc)) from None
-    except UnknownArticle:
-        raise NotFound("no such article") from None
-    except ShuttingDown:
-        raise Stopping() from None
-
-
 class DirectLane:
     """One waiting task per article, held here (a strong reference: a task only the
     event loop references may be collected) until its extraction ends."""
@@ -131,8 +116,9 @@ class DirectLane:
             return None
         if task.cancelled():  # only the end of the process cancels the waiting task
             raise Stopping()
-        with cleaning_errors():
-            return Content.from_row(task.result())
+        # the cleaner's errors are the core's own (ArticleFailed is an ExtractionFailed,
+        # UnknownArticle a NotFound, ShuttingDown a Stopping): they pass as they are
+        return Content.from_row(task.result())
 
     async def state(self, article: Article, content: Content | None, *, wait: float,
                     start: bool = True) -> Opened:
