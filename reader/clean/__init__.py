@@ -8,6 +8,6 @@ the one sanitizer (`sanitize.py`) and the pure half of the images (`images.py`).
 Importing the package imports none of the three libraries.
 """
 
-from .pipeline import ExtractError, as_json_line, clean_file, clean_page
+from .pipeline import CleanedPage, ExtractError, as_json_line, clean_file, clean_page
 
-__all__ = ["ExtractError", "as_json_line", "clean_file", "clean_page"]
+__all__ = ["CleanedPage", "ExtractError", "as_json_line", "clean_file", "clean_page"]

@@ -61,7 +61,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from lxml import etree
 
@@ -84,7 +84,20 @@ class ExtractError(ExtractionFailed):
 TITLE_WORDS = 0.75
 
 
-def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
+class CleanedPage(TypedDict):
+    """What the cleaner makes of one page: the record the workers store, `reader clean`
+    prints and the pool hands back across processes (a plain dict, so it pickles as one)."""
+
+    title: str | None
+    author: str | None
+    published: str | None  # as the page's metadata says it (ISO 8601 when htmldate found it)
+    site: str | None
+    html: str  # sanitized, headings from h2, the title heading removed
+    text: str  # its plain text, a blank line between blocks
+    words: int
+
+
+def clean_page(body: bytes, url: str, charset: str | None) -> CleanedPage:
     """Clean one page. Pure CPU; raises ExtractError when there is no article."""
     markup = upstream.decode(body, charset)
     if not markup.strip():
@@ -107,18 +120,18 @@ def clean_page(body: bytes, url: str, charset: str | None) -> dict[str, Any]:
     words = len(text.split())
     if words == 0:
         raise ExtractError("no readable text found on the page")
-    return {
-        "title": title,
-        "author": plain_text(meta.get("author") or "") or None,
-        "published": meta.get("date") or None,
-        "site": plain_text(meta.get("sitename") or "") or None,
-        "html": html,
-        "text": text,
-        "words": words,
-    }
+    return CleanedPage(
+        title=title,
+        author=plain_text(meta.get("author") or "") or None,
+        published=meta.get("date") or None,
+        site=plain_text(meta.get("sitename") or "") or None,
+        html=html,
+        text=text,
+        words=words,
+    )
 
 
-def clean_file(path: str | Path, url: str | None = None) -> dict[str, Any]:
+def clean_file(path: str | Path, url: str | None = None) -> CleanedPage:
     """Clean a saved HTML file exactly as a fetched page is cleaned (for `reader clean`).
     Links resolve against url, or against the file itself."""
     path = Path(path)
@@ -199,7 +212,7 @@ def _is_title(heading: etree._Element, title: str | None) -> bool:
     return bool(mine) and sum(word in theirs for word in mine) >= TITLE_WORDS * len(mine)
 
 
-def as_json_line(path: str, result: dict[str, Any] | None, error: str | None = None) -> str:
+def as_json_line(path: str, result: CleanedPage | None, error: str | None = None) -> str:
     """One line of `reader clean --json`. ASCII only: raw U+2028, U+0085 and the like in
     page text would count as line breaks to readers that split on every Unicode one."""
     if error is not None:

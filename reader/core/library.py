@@ -29,9 +29,8 @@ import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-from ..clean import pipeline
+from ..clean import CleanedPage, pipeline
 from ..errors import Invalid, StorageError
 from ..feeds.refresh import RefreshResult
 from ..formats.importers import FeedRecord, ImportFileError, ParsedImport, detect_format
@@ -190,19 +189,19 @@ async def salvage(settings: Settings, out: Path) -> tuple[list[Path], Salvage]:
         raise PortabilityError(str(exc)) from exc
 
 
-def clean_file(path: str | Path, url: str | None = None) -> dict[str, Any]:
+def clean_file(path: str | Path, url: str | None = None) -> CleanedPage:
     """A saved HTML file cleaned exactly as the workers clean a page (no database)."""
     return pipeline.clean_file(path, url)
 
 
-def as_json_line(path: str, result: dict[str, Any] | None, error: str | None = None) -> str:
+def as_json_line(path: str, result: CleanedPage | None, error: str | None = None) -> str:
     """One line of `reader clean --json`: the file and its result, or why it failed."""
     return pipeline.as_json_line(path, result, error)
 
 
 __all__ = [
-    "IMPORT_FETCH_LIMIT", "Fetch", "Health", "ImportOutcome", "ImportResult", "OpmlError", "PortabilityError",
+    "IMPORT_FETCH_LIMIT", "Fetch", "Health", "ImportOutcome", "PortabilityError",
     "Progress", "Salvage", "as_json_line", "backup", "check", "clean_file", "export", "export_opml",
-    "fetch_new_feeds", "format_of", "import_data", "import_opml", "import_path", "not_a_regular_file", "read_file",
+    "fetch_new_feeds", "format_of", "import_data", "import_path", "not_a_regular_file", "read_file",
     "salvage",
 ]

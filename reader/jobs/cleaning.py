@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx
 
-from ..clean import ExtractError, clean_page
+from ..clean import CleanedPage, ExtractError, clean_page
 from ..errors import ExtractionFailed, NotFound, Stopping, StorageError
 from ..pool import CpuPool, PoolUnavailable
 from ..fetch.pages import fetch_page
@@ -58,7 +58,7 @@ class Cleaned:
     the raw page to keep (None for a reclean, whose page is kept already) and the bytes
     the run took in."""
 
-    content: dict[str, Any]
+    content: CleanedPage
     images: list[StoredImage] = field(default_factory=list)
     page: RawPage | None = None
     received: int = 0
@@ -309,7 +309,9 @@ class Cleaner:
                 old = await self.store.get_content(run.article_id)
                 if old is None:
                     raise ExtractError("no stored page to clean again")
-                return await self._with_images(run, dict(old), run.url, stored, None, 0)
+                kept_text = CleanedPage(title=old["title"], author=old["author"], published=old["published"],
+                                        site=None, html=old["html"], text=old["text"], words=old["words"])
+                return await self._with_images(run, kept_text, run.url, stored, None, 0)
             body, url, charset = await asyncio.to_thread(zlib.decompress, kept.data), kept.url, kept.charset
         else:
             if given is not None:
@@ -325,7 +327,7 @@ class Cleaner:
             raise _PageFailed(str(exc), page, received) from exc
         return await self._with_images(run, content, url, stored, page, received)
 
-    async def _with_images(self, run: Run, content: dict[str, Any], url: str, stored: list[StoredImage],
+    async def _with_images(self, run: Run, content: CleanedPage, url: str, stored: list[StoredImage],
                            page: RawPage | None, received: int) -> Cleaned:
         """Fetch the cleaned article's images and point its HTML at reader's copies."""
         # most articles have no image: no round trip to the pool for them

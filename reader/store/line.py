@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -225,7 +225,7 @@ class LineStore(StoreBase):
     async def claim_holder(self, article_id: int) -> ClaimRow | None:
         return cast("ClaimRow | None", await self._one("SELECT * FROM claims WHERE article_id = ?", (article_id,)))
 
-    async def store_cleaned(self, run: Run, content: dict[str, Any], images: Sequence[StoredImage] = (),
+    async def store_cleaned(self, run: Run, content: Mapping[str, Any], images: Sequence[StoredImage] = (),
                             page: RawPage | None = None, received: int = 0) -> None:
         """Keep the result: content and its images in, out of the queue, error cleared,
         run cached (with the bytes it took in), claim released; the raw page kept within
@@ -381,11 +381,11 @@ async def _finish(db: aiosqlite.Connection, run: Run, outcome: str, error: str |
     await db.execute("DELETE FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id))
 
 
-def _content_params(content: dict[str, Any]) -> dict[str, Any]:
+def _content_params(content: Mapping[str, Any]) -> dict[str, Any]:
     return {key: content.get(key) for key in ("title", "author", "published", "html", "text", "words")}
 
 
-async def _replace_content(db: aiosqlite.Connection, run: Run, content: dict[str, Any],
+async def _replace_content(db: aiosqlite.Connection, run: Run, content: Mapping[str, Any],
                            images: Sequence[StoredImage]) -> None:
     """A reclean's result in place of the article's text and images (the caller checked
     that the run still holds the article: else the new holder's result counts)."""
