@@ -20,7 +20,7 @@ from reader.core import running
 from reader.settings import Settings
 from reader.store import Store
 
-from .browsing import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, VIEWPORT
+from .browser.browsing import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, VIEWPORT
 from .helpers import CHECKOUT, FIXTURES, LiveServer, app_client
 from .loopback import LoopbackServer
 

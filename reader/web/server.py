@@ -3,7 +3,7 @@ deadline for each request's headers, reader's own limit on connections and reque
 (whose 503 carries the security headers), and those headers on the 400 for a request
 h11 cannot parse. It reaches into uvicorn's internals (its attributes connections,
 tasks, cycle, transport and send_400_response), so pyproject pins uvicorn's minor
-version, and tests/test_access_limits.py fails on an upgrade that changes them."""
+version, and tests/web/test_access_limits.py fails on an upgrade that changes them."""
 
 from __future__ import annotations
 

@@ -1,0 +1,336 @@
+"""The reading list (ready and not done with: unread or left part-way, in tap order), filters that combine, bulk triage
+with its undo, and unread counts: through the JSON API, against a real SQLite file and
+real pages served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ..helpers import card_ids, subscribe_slugs
+
+SLUGS = ["alpha", "beta", "gamma", "delta", "epsilon"]
+
+
+async def ids_of(client, **params) -> list[int]:
+    response = await client.get("/api/articles", params=params)
+    assert response.status_code == 200, response.text
+    return [item["id"] for item in response.json()["items"]]
+
+
+async def tap_and_clean(client, ids: list[int]) -> None:
+    """Tap each in this order, then open each (the direct lane cleans it now)."""
+    for article_id in ids:
+        assert (await client.post(f"/api/articles/{article_id}/queue", json={})).status_code == 200
+    for article_id in ids:
+        assert (await client.get(f"/api/articles/{article_id}/content")).status_code == 200
+    # opening through the API does not mark read: these are all unread and ready
+
+
+async def test_the_reading_list_is_ready_and_unread_in_tap_order(quiet, pages):
+    _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await tap_and_clean(quiet, [c, a, e, b])  # tapped out of publication order
+    assert await ids_of(quiet, state="ready", unread=1) == [c, a, e, b]
+    assert await ids_of(quiet, state="ready") == [c, a, e, b]
+    assert (await quiet.post(f"/api/articles/{a}/read")).status_code == 200
+    assert await ids_of(quiet, state="ready", unread=1) == [c, e, b]
+    assert await ids_of(quiet, state="ready") == [c, a, e, b]  # read ones stay in the ready list
+    # keyset pages follow the tap order too
+    assert await ids_of(quiet, state="ready", unread=1, limit=2) == [c, e]
+    assert await ids_of(quiet, state="ready", unread=1, limit=2, before=e) == [b]
+    # a later tap does not move an article up, a retap does not move it back
+    assert (await quiet.post(f"/api/articles/{c}/queue", json={"lane": "next"})).status_code == 200
+    assert await ids_of(quiet, state="ready", unread=1) == [c, e, b]
+    # the others, never tapped, are not in it; newest first is still the default order
+    assert await ids_of(quiet) == [e, d, c, b, a]
+
+
+async def test_every_filter_combines_with_search(quiet, pages):
+    feed_id, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    other_feed, (x,) = await subscribe_slugs(quiet, pages, ["zeta"], path="/other.xml", title="Other")
+    await tap_and_clean(quiet, [a, b, x])
+    await quiet.post(f"/api/articles/{b}/read")
+    await quiet.post(f"/api/articles/{a}/star")
+    # every test page has the word "Paragraph" in its cleaned text (summaries are empty)
+    assert set(await ids_of(quiet, q="paragraph")) == {a, b, x}
+    assert await ids_of(quiet, q="paragraph", state="ready", unread=1) in ([a, x], [x, a])
+    assert await ids_of(quiet, q="paragraph", state="ready", unread=1, feed=feed_id) == [a]
+    assert await ids_of(quiet, q="paragraph", starred=1) == [a]
+    assert await ids_of(quiet, q="marker-beta", unread=1) == []
+    assert await ids_of(quiet, q="marker-beta") == [b]
+    assert await ids_of(quiet, state="ready", feed=other_feed) == [x]
+    assert await ids_of(quiet, unread=1, starred=1) == [a]
+    bad = await quiet.get("/api/articles", params={"q": "paragraph", "state": "nope"})
+    assert bad.status_code == 422 and "state" in bad.json()["error"]
+
+
+async def test_mark_these_read_and_undo_restores_exactly_them(quiet, pages):
+    _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await quiet.post(f"/api/articles/{b}/read")  # read before: not changed by the bulk read
+    response = await quiet.post("/api/articles/read", json={"ids": [a, b, c]})
+    assert response.status_code == 200, response.text
+    assert response.json() == {"changed": 2, "ids": sorted([a, c])}
+    assert await ids_of(quiet, unread=1) == [e, d]
+    again = await quiet.post("/api/articles/read", json={"ids": [a, b, c]})
+    assert again.json()["changed"] == 0
+    undo = await quiet.request("DELETE", "/api/articles/read", json={"ids": response.json()["ids"]})
+    assert undo.status_code == 200 and undo.json()["changed"] == 2
+    assert await ids_of(quiet, unread=1) == [e, d, c, a]  # b stays read, as it was
+
+
+async def test_mark_all_read_stops_at_until(quiet, pages):
+    feed_id, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    until = max(await ids_of(quiet))
+    # an article arrives after the page was shown: a saved link, newer than `until`
+    saved = await quiet.post("/api/articles", json={"url": pages.url("/later.html")})
+    late = saved.json()["id"]
+    assert late > until
+    response = await quiet.post("/api/articles/read", json={"unread": 1, "until": until})
+    assert response.json()["changed"] == 5
+    assert await ids_of(quiet, unread=1) == [late]
+    # the filter narrows it: unread again only the feed's articles from the delta on
+    await quiet.request("DELETE", "/api/articles/read", json={"ids": [a, b, c, d, e]})
+    response = await quiet.post("/api/articles/read", json={"feed": feed_id, "q": "delta", "until": until})
+    assert response.json() == {"changed": 1, "ids": [d]}
+
+
+async def test_bulk_read_refuses_what_it_cannot_read(quiet, pages):
+    await subscribe_slugs(quiet, pages, SLUGS[:1])
+    for body in ({}, {"ids": "1,2"}, {"ids": ["x"]}, {"unread": 1}, {"until": "soon"}, {"until": 5, "state": "odd"},
+                 {"until": 5, "q": "!!!"}):
+        response = await quiet.post("/api/articles/read", json=body)
+        assert response.status_code == 422, (body, response.text)
+        assert "error" in response.json()
+    assert await ids_of(quiet, unread=1) != []  # nothing was marked
+    malformed = await quiet.post("/api/articles/read", content=b"[1, 2]")
+    assert malformed.status_code == 400
+
+
+async def test_feeds_carry_their_unread_count(quiet, pages):
+    feed_id, (a, b, c) = await subscribe_slugs(quiet, pages, SLUGS[:3])
+    await quiet.post(f"/api/articles/{a}/read")
+    [feed] = (await quiet.get("/api/feeds")).json()["feeds"]
+    assert (feed["id"], feed["articles"], feed["unread"]) == (feed_id, 3, 2)
+
+
+async def test_an_article_left_part_way_stays_on_the_reading_list_until_its_end_or_mark_read(quiet, pages):
+    feed_id, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await tap_and_clean(quiet, [a, b, c, d, e])
+
+    async def place(article_id: int, fraction: float) -> None:
+        response = await quiet.put(f"/api/articles/{article_id}/position", json={"position": fraction})
+        assert response.status_code == 200, response.text
+
+    async def article(article_id: int) -> dict:
+        return (await quiet.get(f"/api/articles/{article_id}")).json()
+
+    for article_id in (a, b, c, e):
+        assert (await quiet.get(f"/articles/{article_id}")).status_code == 200  # a person opens it: read
+    await place(b, 0.4)
+    await place(c, 0.5)
+    await place(e, 0.3)
+    # a opened and never moved in: read, as ever. b, c and e left part-way: in progress
+    assert await ids_of(quiet, state="ready", unread=1) == [b, c, d, e]
+    assert [(await article(i))["read"] for i in (a, b, c, e)] == [True] * 4
+    assert await ids_of(quiet, unread=1) == [d]  # read keeps its meaning elsewhere: the unread filter,
+    [feed] = (await quiet.get("/api/feeds")).json()["feeds"]
+    assert feed["unread"] == 1  # the feed's count
+    page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    assert card_ids(page) == [b, c, d, e] and "40% read" in page and "half read" in page
+    assert re.search(r'Ready<span class="nav-long"> to read</span> <span class="count">4</span>', page)
+    assert [x["id"] for x in (await quiet.get("/api/offline")).json()["articles"]] == [b, c, d, e]
+    # reading through it, b's neighbours are in the list
+    opened = (await quiet.get(f"/articles/{c}", params={"list": "state=ready&unread=1"})).text
+    assert rel_link(opened, "prev").startswith(f"/articles/{b}") and rel_link(opened, "next").startswith(f"/articles/{d}")
+
+    await place(b, 1.0)  # reached the end
+    await quiet.post(f"/api/articles/{c}/read")  # marked read by hand: done, its place at the end
+    assert (await article(c))["read_position"] == 1.0
+    await place(d, 1.0)  # the end reached before the open was heard of (a device that was offline)
+    assert (await article(d))["read"] is True
+    assert await ids_of(quiet, state="ready", unread=1) == [e]
+    # a place sent late from before the mark, by the device's clock, does not bring c back
+    late = await quiet.put(f"/api/articles/{c}/position", json={"position": 0.6, "at": 1_000_000.0})
+    assert late.json()["read_position"] == 1.0
+    # mark unread: back on the list, starting over
+    await quiet.delete(f"/api/articles/{c}/read")
+    assert (await article(c))["read_position"] is None
+    assert await ids_of(quiet, state="ready", unread=1) == [c, e]
+
+    # a bulk read of the list is done with the article in progress too; its undo brings both back
+    marked = await quiet.post("/api/articles/read", json={"state": "ready", "unread": True, "until": e})
+    assert marked.json() == {"changed": 2, "ids": sorted([c, e])}
+    assert await ids_of(quiet, state="ready", unread=1) == []
+    undone = await quiet.request("DELETE", "/api/articles/read", json={"ids": marked.json()["ids"]})
+    assert undone.json()["changed"] == 2
+    assert await ids_of(quiet, state="ready", unread=1) == [c, e]
+
+
+async def test_an_open_reported_later_marks_read_and_keeps_the_place(quiet, pages):
+    _, (a, b) = await subscribe_slugs(quiet, pages, SLUGS[:2])
+    await tap_and_clean(quiet, [a, b])
+    await quiet.put(f"/api/articles/{a}/position", json={"position": 0.5})
+    key = "opened-on-the-train-1"
+    first = await quiet.post(f"/api/articles/{a}/opened", headers={"Idempotency-Key": key})
+    assert first.status_code == 200 and first.json()["read"] is True and first.json()["read_position"] == 0.5
+    assert await ids_of(quiet, state="ready", unread=1) == [a, b]  # in progress: still on the list
+    await quiet.delete(f"/api/articles/{a}/read")
+    again = await quiet.post(f"/api/articles/{a}/opened", headers={"Idempotency-Key": key})
+    assert again.json() == first.json()  # a replay answers the same and changes nothing
+    assert (await quiet.get(f"/api/articles/{a}")).json()["read"] is False
+    assert (await quiet.post("/api/articles/999999/opened")).status_code == 404
+
+
+# -- pages ------------------------------------------------------------------------------
+
+
+def rel_link(page: str, rel: str) -> str | None:
+    found = re.search(rf'<a class="button[^"]*" rel="{rel}" data-key="[^"]+" href="([^"]+)"', page)
+    return html.unescape(found.group(1)) if found else None
+
+
+async def test_the_nav_counts_the_reading_list_and_the_page_shows_it(quiet, pages):
+    _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    page = (await quiet.get("/queue")).text
+    assert re.search(r'class="nav-ready"[^>]*>Ready<span class="nav-long"> to read</span> <span class="count">0</span>', page)
+    await tap_and_clean(quiet, [d, b, a])
+    for path in ("/", "/queue", "/feeds", "/stats"):
+        page = (await quiet.get(path)).text
+        assert re.search(r'class="nav-ready has-count"[^>]*>Ready<span class="nav-long"> to read</span> <span class="count">3</span>', page), path
+    page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    assert card_ids(page) == [d, b, a]
+    assert '<h1 class="page-title">Ready to read</h1>' in page
+    assert re.search(r'class="nav-ready has-count" aria-current="page"', page)
+
+
+async def test_reading_through_follows_the_list_it_was_opened_from(quiet, pages):
+    _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await tap_and_clean(quiet, [d, b, a])
+    # from the reading list's page: the links carry the list; opening marks each read,
+    # and next goes on to the next unread one in tap order
+    page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    [first] = re.findall(rf'<a href="(/articles/{d}\?list=[^"]+)">', page)
+    opened = (await quiet.get(html.unescape(first))).text
+    assert rel_link(opened, "prev") is None
+    nxt = rel_link(opened, "next")
+    assert nxt is not None and nxt.startswith(f"/articles/{b}?list=")
+    opened = (await quiet.get(nxt)).text
+    assert rel_link(opened, "next").startswith(f"/articles/{a}?")
+    opened = (await quiet.get(rel_link(opened, "next"))).text
+    assert rel_link(opened, "next") is None and "The end of ready to read." in opened
+    # without a list named: the reading list; with one: that filter's order (newest first)
+    await quiet.request("DELETE", "/api/articles/read", json={"ids": [a, b, d]})
+    plain = (await quiet.get(f"/articles/{b}")).text
+    assert rel_link(plain, "next") == f"/articles/{a}" and rel_link(plain, "prev") == f"/articles/{d}"
+    listed = (await quiet.get(f"/articles/{c}", params={"list": ""})).text
+    assert rel_link(listed, "next") == f"/articles/{b}?list=" and rel_link(listed, "prev") == f"/articles/{d}?list="
+    # a search: its ranked results
+    searched = (await quiet.get(f"/articles/{b}", params={"list": "q=marker-beta"})).text
+    assert rel_link(searched, "next") is None and rel_link(searched, "prev") is None
+    # where the article is still unread (marked unread since), reading on can mark it read
+    await quiet.request("DELETE", "/api/articles/read", json={"ids": [c]})
+    response = await quiet.get(f"/articles/{c}", params={"list": ""})
+    assert "Mark read and next" not in response.text  # opening marked it read
+    # a list parameter that is nonsense is a list without filters, never an error
+    odd = await quiet.get(f"/articles/{c}", params={"list": "state=%zz&feed=x&unread=maybe"})
+    assert odd.status_code == 200 and rel_link(odd.text, "next") is not None
+
+
+async def test_filter_links_keep_the_other_filters_and_the_search(quiet, pages):
+    feed_id, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await tap_and_clean(quiet, [a, b])
+    page = (await quiet.get("/", params={"q": "paragraph", "feed": feed_id})).text
+    assert set(card_ids(page)) == {a, b}
+    links = {m.group(2): html.unescape(m.group(1)) for m in
+             re.finditer(r'<nav class="filters".*?</nav>', page, re.S) for m in
+             re.finditer(r'<a href="([^"]+)" (?:aria-current="page")?>(\w+)', m.group(0))}
+    assert links["unread"] == f"/?feed={feed_id}&unread=1&q=paragraph"
+    assert links["ready"] == f"/?state=ready&feed={feed_id}&q=paragraph"
+    await quiet.post(f"/api/articles/{a}/read")
+    page = (await quiet.get(links["unread"])).text
+    assert card_ids(page) == [b]
+    # the search box on a filtered page searches within it
+    page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    form = re.search(r'<form class="search".*?</form>', page, re.S).group(0)
+    assert '<input type="hidden" name="state" value="ready">' in form
+    assert '<input type="hidden" name="unread" value="1">' in form
+
+
+async def test_bulk_forms_post_and_come_back_with_an_undo(quiet, pages):
+    _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await quiet.post(f"/api/articles/{c}/read")
+    response = await quiet.post("/articles/read", data={"ids": f"{a},{b},{c}", "next": "/?unread=1"})
+    assert response.status_code == 303
+    target = response.headers["location"]
+    assert target.startswith("/?unread=1&marked=2&undo=")
+    page = (await quiet.get(target)).text
+    assert "Marked 2 articles read." in page and card_ids(page) == [e, d]
+    stamp = re.search(r'name="stamp" value="([^"]+)"', page).group(1)
+    # the page's own links and forms do not carry the notice on
+    assert "marked=" not in re.search(r'name="next" value="([^"]*)"', page).group(1)
+    undo = await quiet.post("/articles/read/undo", data={"stamp": stamp, "next": "/?unread=1"})
+    assert undo.status_code == 303 and undo.headers["location"] == "/?unread=1&restored=2"
+    page = (await quiet.get(undo.headers["location"])).text
+    assert "2 articles are unread again." in page and card_ids(page) == [e, d, b, a]
+    for bad in ({"ids": "1,x"}, {"until": "soon"}, {"until": "5", "state": "odd"}):
+        refused = await quiet.post("/articles/read", data=bad)
+        assert refused.status_code == 422 and "Traceback" not in refused.text, bad
+    assert (await quiet.post("/articles/read/undo", data={"stamp": "x"})).status_code == 422
+
+
+async def test_a_card_swapped_after_a_tap_keeps_naming_its_list(quiet, pages):
+    _, (a, *_) = await subscribe_slugs(quiet, pages, SLUGS[:2])
+    swapped = await quiet.post(f"/articles/{a}/queue", data={"next": "/?unread=1&feed=x"},
+                               headers={"HX-Request": "true"})
+    assert swapped.status_code == 200
+    assert f'<a href="/articles/{a}?list=unread%3D1">' in swapped.text
+
+
+async def test_the_live_poll_keeps_naming_the_pages_list_on_the_cards_it_swaps_in(quiet, pages):
+    _, (a, b, *_) = await subscribe_slugs(quiet, pages, SLUGS[:2])
+    assert (await quiet.post(f"/api/articles/{a}/queue", json={})).status_code == 200
+    page = (await quiet.get("/", params={"unread": "1"})).text
+    # the page's poller, as the browser would call it: its URL plus the pending card's id
+    poll = html.unescape(re.search(r'<div id="live"[^>]* hx-get="([^"]+)"', page).group(1))
+    assert re.search(rf'name="id" value="{a}"', page), "the queued card is not pending on the page"
+    assert poll.startswith("/live?list=")
+    swapped = await quiet.get(f"{poll}&id={a}")
+    assert swapped.status_code == 200
+    assert f'<a href="/articles/{a}?list=unread%3D1">' in swapped.text
+    # a page with no list (the queue) still polls without one: its cards open the reading list
+    queue_page = (await quiet.get("/queue")).text
+    assert 'hx-get="/live"' in queue_page
+    assert f'<a href="/articles/{a}">' in (await quiet.get("/live", params={"id": a})).text
+
+
+async def test_undoing_a_bulk_read_restores_each_articles_state_before_it_place_included(quiet, pages):
+    _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
+    await tap_and_clean(quiet, [a, b, c, d, e])
+    for article_id in (a, b):
+        assert (await quiet.get(f"/articles/{article_id}")).status_code == 200  # opened: read
+    await quiet.put(f"/api/articles/{a}/position", json={"position": 0.4})  # left part-way
+    await quiet.put(f"/api/articles/{d}/position", json={"position": 0.25})
+    await quiet.delete(f"/api/articles/{d}/read")  # unread again, its place kept
+
+    async def state(article_id: int) -> tuple:
+        article = (await quiet.get(f"/api/articles/{article_id}")).json()
+        return article["read"], article["read_position"]
+
+    before = {i: await state(i) for i in (a, b, c, d, e)}
+    assert before[a] == (True, 0.4) and before[b] == (True, None) and before[d] == (False, 0.25)
+    marked = await quiet.post("/articles/read", data={"ids": f"{a},{b},{c},{d}", "next": "/?state=ready&unread=1"})
+    assert marked.status_code == 303
+    page = (await quiet.get(marked.headers["location"])).text
+    assert card_ids(page) == [e]
+    assert await state(a) == (True, 1.0)  # done with: its place moved to the end
+    # c is opened meanwhile (opening keeps the bulk read's stamp: the undo still covers it)
+    assert (await quiet.get(f"/articles/{c}")).status_code == 200
+    stamp = re.search(r'name="stamp" value="([^"]+)"', page).group(1)
+    undo = await quiet.post("/articles/read/undo", data={"stamp": stamp, "next": "/?state=ready&unread=1"})
+    assert undo.status_code == 303 and undo.headers["location"].endswith("restored=3")
+    assert {i: await state(i) for i in (a, b, c, d, e)} == before
+    page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    assert card_ids(page) == [a, c, d, e] and "40% read" in page  # b was done with before, and still is
+    # undone once: a second undo of the same stamp changes nothing
+    again = await quiet.post("/articles/read/undo", data={"stamp": stamp, "next": "/"})
+    assert again.headers["location"].endswith("restored=0")
