@@ -18,6 +18,7 @@ from .api import feeds as api_feeds
 from .api import status as api_status
 from .pages import (
     app_shell,
+    apps,
     article,
     browse,
     editions,
@@ -92,6 +93,11 @@ routes: list[BaseRoute] = [
 
     # status
     Route("/stats", status.stats_page, methods=["GET"]),
+
+    # native apps: their app passwords
+    Route("/apps", apps.apps_page, methods=["GET"]),
+    Route("/apps", apps.add_app_password, methods=["POST"]),
+    Route("/apps/{id:rowid}/revoke", apps.revoke_app_password, methods=["POST"]),
 
     # editions for e-readers
     Route("/edition.epub", editions.edition_epub, methods=["GET"]),

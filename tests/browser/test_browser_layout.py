@@ -158,6 +158,7 @@ def every_page(site) -> dict[str, str]:
         "queue": "/queue",
         "feeds": "/feeds",
         "stats": "/stats",
+        "apps": "/apps",
         "save": "/save?url=https%3A%2F%2Fexample.org%2Fa-rather-long-address%2Fthat-goes-on%2Fand-on.html&title=Something",
         "login": "/login",
         "error": "/articles/987654",
