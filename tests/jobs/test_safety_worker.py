@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import subprocess
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -18,32 +15,15 @@ from reader.jobs import worker
 from reader.settings import Settings
 
 from ..helpers import LoopbackServer, app_client, subscribe_slugs
-
-
-@pytest.fixture
-def read_only_disk(tmp_path: Path) -> Iterator[Path]:
-    """A tmpfs mounted for one test; `remount(root, "ro")` makes everything on it read-only."""
-    root = tmp_path / "disk"
-    root.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(root)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({mounted.stderr.decode().strip()}): needs root")
-    try:
-        yield root
-    finally:
-        subprocess.run(["umount", "-l", str(root)], capture_output=True)
-
-
-def remount(root: Path, mode: str) -> None:
-    subprocess.run(["mount", "-o", f"remount,{mode}", str(root)], check=True, capture_output=True)
+from ..test_bad_disk import Disk, disk  # noqa: F401 (the tmpfs of its own, and the fixture)
 
 
 async def test_a_worker_on_a_read_only_database_warns_once_and_then_keeps_quiet(
-        settings: Settings, read_only_disk: Path, pages: LoopbackServer, caplog: pytest.LogCaptureFixture) -> None:
-    on_disk = settings.replace(db=read_only_disk / "reader.db", extract_processes=0)
+        settings: Settings, disk: Disk, pages: LoopbackServer, caplog: pytest.LogCaptureFixture) -> None:
+    on_disk = settings.replace(db=disk.root / "reader.db", extract_processes=0)
     async with app_client(on_disk.replace(serve_workers=0)) as client:
         await subscribe_slugs(client, pages, ["one"])
-    remount(read_only_disk, "ro")
+    disk.remount("ro")
 
     caplog.set_level(logging.INFO, logger="reader")
     async with app_client(on_disk.replace(serve_workers=1, worker_interval=0.3)) as client:

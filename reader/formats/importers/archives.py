@@ -139,16 +139,8 @@ def parse_pocket_zip(archive: Archive, collector: Collector) -> None:
             raise refuse_columns(f"{archive.name}: {member}", header)
         parse_pocket_csv(text, collector, label=f"{posixpath.basename(member)} ")
     for member in _sorted_by_number([n for n in archive.names() if _POCKET_NOTES.search(n)]):
-        text = _text_of(archive, member, collector)
-        if text is None:
-            continue
-        try:
-            document = load_json(text, member)
-        except ImportFileError as exc:
-            collector.report.add(member, f"{exc}: its highlights are left out", kept=False, row=False)
-            continue
-        if not isinstance(document, list):
-            collector.report.add(member, "not a list of highlights: left out", kept=False, row=False)
+        document = _json_list(archive, member, collector, "highlights")
+        if document is None:
             continue
         for number, entry in enumerate(document, 1):
             if not isinstance(entry, dict):
@@ -169,6 +161,23 @@ def parse_pocket_zip(archive: Archive, collector: Collector) -> None:
             _attach(collector, where, entry, notes, existing)
 
 
+def _json_list(archive: Archive, member: str, collector: Collector, what: str) -> list[Any] | None:
+    """A member of the ZIP that holds a JSON list of `what`; None, with the reason in the
+    report, when it cannot be read or is not a list (the rest of the ZIP still comes in)."""
+    text = _text_of(archive, member, collector)
+    if text is None:
+        return None
+    try:
+        document = load_json(text, member)
+    except ImportFileError as exc:
+        collector.report.add(member, f"{exc}: its {what} are left out", kept=False, row=False)
+        return None
+    if not isinstance(document, list):
+        collector.report.add(member, f"not a list of {what}: left out", kept=False, row=False)
+        return None
+    return document
+
+
 def _attach(collector: Collector, where: str, entry: dict[str, Any], notes: list[Note], existing: LinkRecord | None) -> None:
     if existing is not None:
         seen = {(n.text, n.comment) for n in existing.notes}
@@ -185,16 +194,8 @@ def parse_omnivore_zip(archive: Archive, collector: Collector) -> None:
     numbered = ((n, _OMNIVORE_META.search(n)) for n in names)
     metas = [n for n, _ in sorted(((n, int(m.group(1))) for n, m in numbered if m), key=lambda pair: pair[1])]
     for member in metas:
-        text = _text_of(archive, member, collector)
-        if text is None:
-            continue
-        try:
-            document = load_json(text, member)
-        except ImportFileError as exc:
-            collector.report.add(member, f"{exc}: its articles are left out", kept=False, row=False)
-            continue
-        if not isinstance(document, list):
-            collector.report.add(member, "not a list of articles: left out", kept=False, row=False)
+        document = _json_list(archive, member, collector, "articles")
+        if document is None:
             continue
         folder = posixpath.dirname(member)
         contents: dict[str, str] = {}
