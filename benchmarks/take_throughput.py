@@ -2,7 +2,9 @@
 extraction: each process runs reader.store.Store.take_next + store_cleaned in a loop
 (one task, as `reader worker` does with concurrency 1) until the queue is empty. All
 processes open the database first and start together. Exactly-once is checked: every
-queued article has exactly one ledger run, cached, and the queue ends empty.
+queued article has exactly one ledger run, cached, and the queue ends empty. The articles
+are on SITES sites, as a person's taps are: a take never fetches from a site another live
+claim is fetching from (nothing is fetched here, but the rule is part of every take).
 
     python -m benchmarks.take_throughput
 """
@@ -18,6 +20,8 @@ from pathlib import Path
 from reader.store import Store
 
 from .common import BENCH_DIR, PYTHON, Row, cleanup, main_for
+
+SITES = 50
 
 ITEMS = 1500
 PROCESSES = (1, 2, 4)
@@ -46,7 +50,7 @@ async def _fill(db: Path) -> None:
         feed_id, _ = await store.add_feed("http://127.0.0.1:9/feed.xml")
         store.feed_items = ITEMS  # one feed this long: past the refresh cap of a real feed
         await store.store_feed_entries(feed_id, title="t", site_url=None, etag=None, last_modified=None, entries=[
-            {"guid": str(i), "url": f"http://127.0.0.1:9/{i}", "title": str(i), "summary": "", "author": None,
+            {"guid": str(i), "url": f"http://site-{i % SITES}.invalid/{i}", "title": str(i), "summary": "", "author": None,
              "published": float(i)} for i in range(ITEMS)])
         for article in await store.list_articles(limit=ITEMS):
             await store.queue(article["id"])
