@@ -414,3 +414,42 @@ async def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context
         await page.emulate_media(color_scheme="light")
     await context.clear_cookies()
     assert findings == []
+
+
+# The space between the parts of a label, on screen: for each pair of consecutive text
+# nodes inside the element, the distance from the last glyph of one to the first glyph
+# of the next (pairs on different lines, and parts not shown, are left out).
+SPACES_BETWEEN_PARTS = """(selector) => [...document.querySelectorAll(selector)].flatMap(el => {
+    const glyph = (node, at) => { const r = document.createRange(); r.setStart(node, at); r.setEnd(node, at + 1);
+                                  return r.getClientRects()[0]; };
+    const parts = [];
+    const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        const text = n.textContent, first = text.search(/\\S/);
+        if (first < 0) continue;
+        const last = text.length - 1 - [...text].reverse().join('').search(/\\S/);
+        const a = glyph(n, first), b = glyph(n, last);
+        if (a && b) parts.push({text: text.trim(), left: a.left, right: b.right, top: a.top});
+    }
+    return parts.slice(1).flatMap((p, i) => Math.abs(p.top - parts[i].top) > 4 ? []
+        : [[`${parts[i].text} | ${p.text}`, p.left - parts[i].right]]);
+})"""
+
+
+async def test_the_parts_of_a_label_stand_a_space_apart_on_screen(site, context_for):
+    """A link laid out as a flex box drops the space at the edge of each of its parts: the
+    nav read "Readyto read" and the reader view "Next:Meal Prep". On screen, every part of
+    the nav's links and of Next and Previous stands a space apart from the one before, and
+    the back link is named after the list it goes back to."""
+    from playwright.async_api import expect
+
+    context = await context_for(DESKTOP)
+    page = await context.new_page()
+    await page.goto(site.url + f"/articles/{site.ids[TITLES[1]]}?list=state%3Dready%26unread%3D1")
+    await expect(page.locator("a[data-key='u']")).to_have_text("← Ready to read")
+    gaps = await page.evaluate(SPACES_BETWEEN_PARTS, ".top nav a, a[rel='next'], a[rel='prev']")
+    assert any(pair.startswith("Ready |") for pair, _ in gaps), gaps
+    assert any(pair.startswith(("Next: |", "← Previous: |")) for pair, _ in gaps), gaps
+    assert [(pair, round(gap, 1)) for pair, gap in gaps if gap < 2] == []
+    await page.goto(site.url + f"/articles/{site.ids[TITLES[1]]}")
+    await expect(page.locator("a[data-key='u']")).to_have_text("← headlines")

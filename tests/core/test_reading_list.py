@@ -137,7 +137,7 @@ async def test_an_article_left_part_way_stays_on_the_reading_list_until_its_end_
     assert feed["unread"] == 1  # the feed's count
     page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
     assert card_ids(page) == [b, c, d, e] and "40% read" in page and "half read" in page
-    assert re.search(r'Ready<span class="nav-long"> to read</span> <span class="count">4</span>', page)
+    assert re.search(r'Ready<span class="nav-long">&nbsp;to read</span> <span class="count">4</span>', page)
     assert [x["id"] for x in (await quiet.get("/api/offline")).json()["articles"]] == [b, c, d, e]
     # reading through it, b's neighbours are in the list
     opened = (await quiet.get(f"/articles/{c}", params={"list": "state=ready&unread=1"})).text
@@ -192,11 +192,11 @@ def rel_link(page: str, rel: str) -> str | None:
 async def test_the_nav_counts_the_reading_list_and_the_page_shows_it(quiet, pages):
     _, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
     page = (await quiet.get("/queue")).text
-    assert re.search(r'class="nav-ready"[^>]*>Ready<span class="nav-long"> to read</span> <span class="count">0</span>', page)
+    assert re.search(r'class="nav-ready"[^>]*>Ready<span class="nav-long">&nbsp;to read</span> <span class="count">0</span>', page)
     await tap_and_clean(quiet, [d, b, a])
     for path in ("/", "/queue", "/feeds", "/stats"):
         page = (await quiet.get(path)).text
-        assert re.search(r'class="nav-ready has-count"[^>]*>Ready<span class="nav-long"> to read</span> <span class="count">3</span>', page), path
+        assert re.search(r'class="nav-ready has-count"[^>]*>Ready<span class="nav-long">&nbsp;to read</span> <span class="count">3</span>', page), path
     page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
     assert card_ids(page) == [d, b, a]
     assert '<h1 class="page-title">Ready to read</h1>' in page

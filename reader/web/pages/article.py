@@ -59,7 +59,10 @@ async def _through(request: Request, page: ArticlePage, f: ArticleFilter, carry:
     shown = {"reading_count": reading_count} if reading_count is not None else await nav(request)
     # highlights and annotations brought from other apps; a tuple, so a page's version hashes it
     notes = tuple((n["text"], n["comment"], n["created_at"]) for n in page.notes)
-    return {"prev": page.prev, "next": page.next, "carry": carry, "back": back, "list_name": list_name(f),
+    # the back link is named after where it goes: the list the article was opened from
+    back_name = (list_name(f)[:1].upper() + list_name(f)[1:]) if carry else "headlines"
+    return {"prev": page.prev, "next": page.next, "carry": carry, "back": back, "back_name": back_name,
+            "list_name": list_name(f),
             "notes": notes, **shown}
 
 
