@@ -737,6 +737,10 @@ class Reader:
         stats.update(await self._store.media_totals())
         return stats
 
+    async def week(self) -> dict[str, int]:
+        """The last seven days for a person: articles cleaned, failed and read."""
+        return await self._store.week(time.time() - 7 * 86400)
+
     async def latest_runs(self, limit: int = 20) -> list[dict[str, Any]]:
         """The ledger's latest runs, newest first, with their articles' titles."""
         return await self._store.latest_runs(limit)

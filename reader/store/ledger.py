@@ -79,6 +79,19 @@ class LedgerStore(StoreBase):
                 "queued": await self._count("SELECT count(*) FROM queue"),
                 "imported": await self._count("SELECT count(*) FROM imported")}
 
+    async def week(self, since: float) -> dict[str, int]:
+        """What happened since `since`, for the stats page's summary: articles cleaned and
+        failed (runs that finished then) and articles read (opened or marked read)."""
+        row = await self._one(
+            """
+            SELECT count(*) FILTER (WHERE outcome = 'cached') AS cleaned,
+                   count(*) FILTER (WHERE outcome = 'failed') AS failed
+            FROM runs WHERE finished_at >= :since AND outcome IN ('cached', 'failed')
+            """, {"since": since})
+        assert row is not None  # an aggregate always has its one row
+        read = await self._count("SELECT count(*) FROM articles WHERE read_at >= :since", {"since": since})
+        return {"cleaned": row["cleaned"], "failed": row["failed"], "read": read}
+
     async def stats_by_kind(self) -> dict[str, dict[str, int]]:
         """The same counts for each kind of run (fetch, reclean, browser), each with the
         bytes its runs took in: started = cached + failed + abandoned + running holds for

@@ -457,3 +457,23 @@ async def test_the_parts_of_a_label_stand_a_space_apart_on_screen(site, context_
     assert [(pair, round(gap, 1)) for pair, gap in gaps if gap < 2] == []
     await page.goto(site.url + f"/articles/{site.ids[TITLES[1]]}")
     await expect(page.locator("a[data-key='u']")).to_have_text("← headlines")
+
+
+async def test_no_word_of_the_stats_tables_breaks_across_lines_at_any_width(site, context_for):
+    """At 1366 px the runs table broke "queue" into "que|ue"; a one-word cell of the stats
+    tables keeps its word on one line at every width (the table scrolls instead)."""
+    from playwright.async_api import expect
+
+    for viewport in (DESKTOP, PHONE, {"width": 1024, "height": 768}):
+        context = await context_for(viewport)
+        page = await context.new_page()
+        await page.goto(site.url + "/stats")
+        await page.locator("details.ledger > summary").click()
+        await expect(page.locator("table.runs").first).to_be_visible()
+        broken = await page.evaluate("""() => [...document.querySelectorAll('table.runs th, table.runs td')]
+            .filter(c => c.textContent.trim() && !/\\s/.test(c.textContent.trim()))
+            .filter(c => { const r = document.createRange(); r.selectNodeContents(c);
+                           return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1; })
+            .map(c => c.textContent.trim())""")
+        assert broken == [], (viewport, broken)
+        await context.close()

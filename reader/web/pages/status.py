@@ -1,4 +1,5 @@
-"""The stats page: the ledger's counts and its latest runs."""
+"""The stats page: a summary for a person (the line now, what is ready, the last week),
+then the ledger's counts and its latest runs under Details."""
 
 from __future__ import annotations
 
@@ -12,4 +13,4 @@ from ..requests import reader_of
 async def stats_page(request: Request) -> Response:
     reader = reader_of(request)
     return render(request, "stats.html", stats=await reader.stats(), runs=await reader.latest_runs(20),
-                  **await nav(request))
+                  week=await reader.week(), **await nav(request))
