@@ -451,9 +451,10 @@ async def test_the_parts_of_a_label_stand_a_space_apart_on_screen(site, context_
     # ready articles are in it, so this one has a neighbour
     await page.goto(site.url + f"/articles/{site.ids[TITLES[1]]}?list=state%3Dready")
     await expect(page.locator("a[data-key='u']")).to_have_text("← Ready")
-    gaps = await page.evaluate(SPACES_BETWEEN_PARTS, ".top nav a, a[rel='next'], a[rel='prev']")
+    gaps = await page.evaluate(SPACES_BETWEEN_PARTS, ".top nav a, a[rel='next'], a[rel='prev'], #keys-open")
     assert any(pair.startswith("Ready |") for pair, _ in gaps), gaps
     assert any(pair.startswith(("Next: |", "← Previous: |")) for pair, _ in gaps), gaps
+    assert any(pair == "Keyboard shortcuts | ?" for pair, _ in gaps), gaps
     assert [(pair, round(gap, 1)) for pair, gap in gaps if gap < 2] == []
     await page.goto(site.url + f"/articles/{site.ids[TITLES[1]]}")
     await expect(page.locator("a[data-key='u']")).to_have_text("← headlines")
