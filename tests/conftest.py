@@ -55,9 +55,9 @@ def pages() -> Iterator[LoopbackServer]:
 @pytest.fixture(scope="session")
 def empty_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An empty database at the current schema, made once per test process by opening a new
-    file the way reader does (every migration, in order). Each test starts from a copy: the
-    eight migrations cost ~40 ms a file, and most tests open one or more. The migrations
-    themselves are tested on fresh files and the frozen v1 fixture (test_packaging)."""
+    file the way reader does (from reader/store/schema.sql). Each test starts from a copy,
+    as most tests open one or more. The migrations themselves are tested on fresh files and
+    the frozen v1 fixture (tests/store/test_schema.py, test_packaging)."""
     path = tmp_path_factory.mktemp("empty") / "reader.db"
 
     async def create() -> None:
