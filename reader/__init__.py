@@ -1,6 +1,6 @@
 """reader: skim headlines, tap to queue, read clean text.
 
-The packages, in the order an article goes through them (README, "How it works"):
+The packages, in the order an article goes through them (docs/architecture.md):
 
     feeds/       feeds come in: parse (RSS, Atom, JSON Feed), refresh (conditional GET,
                  headlines stored, never queued), discover (a site's feed)

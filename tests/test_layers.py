@@ -2,8 +2,8 @@
 the floors below it, and the adapters (the web pages and API, the command line) reach
 reader through the core alone.
 
-The floors, from the bottom up, are the order data flows through them (README, "How it
-works"). A package may import from its own floor and any floor below; a module named
+The floors, from the bottom up, are the order data flows through them (docs/architecture.md).
+A package may import from its own floor and any floor below; a module named
 `__main__` is an entry point and may import anything.
 """
 

@@ -1,5 +1,5 @@
 """The JSON API, an adapter over the core (reader/core): what scripts and other clients
-rely on (documented in the README). Errors are always {"error": "..."} with the status of
+rely on (documented in docs/api.md). Errors are always {"error": "..."} with the status of
 their ReaderError, mapped once, in reader/web/app.py.
 
     json        the request and answer helpers: bodies, ids, the records as JSON, once
