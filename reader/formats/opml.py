@@ -114,8 +114,8 @@ def parse_opml(data: bytes, name: str = "the file", report: ImportReport | None 
     except Declared:
         raise ImportFileError(f"{name}: {REFUSED}") from None
     except expat.ExpatError as exc:
-        raise ImportFileError(f"{name}: not an OPML file (not well-formed XML: {expat.ErrorString(exc.code)},"
-                              f" line {exc.lineno})") from None
+        raise ImportFileError(f"{name}: not an OPML file (its XML breaks at line {exc.lineno}, column"
+                              f" {exc.offset + 1}: {_xml_fault(exc.code)})") from None
     except LookupError as exc:  # an encoding declaration Python has no codec for
         raise ImportFileError(f"{name}: not an OPML file reader can read ({exc})") from None
     except Undecodable as exc:
@@ -125,6 +125,32 @@ def parse_opml(data: bytes, name: str = "the file", report: ImportReport | None 
     if not bodies:
         raise ImportFileError(f"{name}: not an OPML file (it has no <body>)")
     return feeds
+
+
+# What expat's messages mean, for a person who exported a file from another app and has
+# never seen "not well-formed (invalid token)"; any other fault keeps expat's own words.
+_XML_FAULTS: dict[str, str] = {  # keyed by expat's message (what expat.errors names)
+    expat.errors.XML_ERROR_SYNTAX: "text that is not XML (an OPML file begins with <?xml or <opml>)",
+    expat.errors.XML_ERROR_NO_ELEMENTS: "the file ends before its first element: empty or cut short",
+    expat.errors.XML_ERROR_INVALID_TOKEN: "a character XML does not allow there, such as a bare & or <,"
+                                          " or text that is not XML at all",
+    expat.errors.XML_ERROR_UNCLOSED_TOKEN: "the file ends in the middle of a tag: it was cut short",
+    expat.errors.XML_ERROR_PARTIAL_CHAR: "the file ends in the middle of a character: it was cut short",
+    expat.errors.XML_ERROR_TAG_MISMATCH: "a tag is closed that was not the last one opened",
+    expat.errors.XML_ERROR_DUPLICATE_ATTRIBUTE: "an element names the same attribute twice",
+    expat.errors.XML_ERROR_JUNK_AFTER_DOC_ELEMENT: "more text after the end of the document",
+    expat.errors.XML_ERROR_UNDEFINED_ENTITY: "an &name; that XML does not define (HTML's &nbsp; is one)",
+    expat.errors.XML_ERROR_BAD_CHAR_REF: "a &#number; that is not a character",
+    expat.errors.XML_ERROR_UNCLOSED_CDATA_SECTION: "a CDATA section that never ends",
+    expat.errors.XML_ERROR_MISPLACED_XML_PI: "the <?xml ...?> declaration is not at the very start",
+    expat.errors.XML_ERROR_XML_DECL: "the <?xml ...?> declaration is malformed",
+    expat.errors.XML_ERROR_UNBOUND_PREFIX: "a name uses a prefix (like x:outline) the file never declares",
+}
+
+
+def _xml_fault(code: int) -> str:
+    said = expat.ErrorString(code) or "a fault in the XML"
+    return _XML_FAULTS.get(said, said)
 
 
 def build_opml(feeds: Iterable[FeedRecord], title: str = "reader subscriptions") -> bytes:

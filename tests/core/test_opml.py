@@ -112,10 +112,16 @@ def test_doctype_and_entity_declarations_are_refused_before_anything_expands(dat
 
 @pytest.mark.parametrize("data, message", [
     (b"", "not an OPML file (the file is empty)"),
-    (b"Name,URL\nLWN,https://lwn.net/headlines/rss\n", "not an OPML file (not well-formed XML"),
+    (b"Name,URL\nLWN,https://lwn.net/headlines/rss\n", "not an OPML file (its XML breaks at line 1, column 1: text"
+                                                     " that is not XML (an OPML file begins with <?xml or <opml>))"),
     (rss([{"title": "x", "link": "http://e.org/x"}]).encode(), "not an OPML file (its root element is <rss>, not <opml>)"),
     (b'<opml version="2.0"><head><title>t</title></head></opml>', "not an OPML file (it has no <body>)"),
-    (b"<opml><body><outline", "not an OPML file (not well-formed XML"),
+    (b"<opml><body><outline", "not an OPML file (its XML breaks at line 1, column 13: the file ends in the middle"
+                              " of a tag: it was cut short)"),
+    (b'<opml><body><outline text="R&D" xmlUrl="https://e.org/f"/></body></opml>',
+     "not an OPML file (its XML breaks at line 1, column 31: a character XML does not allow there, such as a bare &"),
+    (b"<opml><body><outline text='a'></body></opml>",
+     "not an OPML file (its XML breaks at line 1, column 33: a tag is closed that was not the last one opened)"),
 ])
 def test_a_file_that_is_not_opml_gets_a_clear_error(data, message):
     with pytest.raises(ImportFileError) as caught:
