@@ -23,7 +23,8 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     save.add_argument("url")
     save.add_argument("--title", help="a title until the page is cleaned (default: the URL)")
     imp = sub.add_parser("import", parents=[common],
-                         help="move in: reader's export, Pocket, Instapaper, Omnivore, wallabag, bookmarks, OPML;"
+                         help="move in: reader's export, Pocket, Instapaper, Omnivore, wallabag, Pinboard, Delicious,"
+                              " bookmarks (HTML, Chrome's and Firefox's JSON), OPML;"
                               f" links are not fetched, new feeds are (up to {library.IMPORT_FETCH_LIMIT}),"
                               " twice is harmless")
     imp.add_argument("files", type=Path, nargs="+", help="export files (any format, told by content) or directories")

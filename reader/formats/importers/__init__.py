@@ -38,7 +38,8 @@ from .base import (
 )
 from .csvfiles import csv_kind, header_of, parse_instapaper_csv, parse_pocket_csv, refuse_columns
 from .htmlfiles import build_bookmarks_html, parse_netscape, parse_pocket_html
-from .jsonfiles import json_kind, load_json, parse_omnivore_metadata, parse_wallabag
+from .bookmarkjson import parse_chrome, parse_delicious, parse_firefox, parse_pinboard
+from .jsonfiles import json_kind, load_json, parse_omnivore_metadata, parse_wallabag, parse_wallabag_v1
 from ...urls import normalize_url
 
 __all__ = [
@@ -53,6 +54,11 @@ FORMATS: dict[str, str] = {
     "instapaper-csv": "Instapaper's CSV export (URL,Title,Selection,Folder,Timestamp)",
     "omnivore": "Omnivore's export ZIP (metadata_*.json, content/, highlights/) or one of its metadata_*.json files",
     "wallabag": "wallabag's JSON export",
+    "wallabag-v1": "wallabag v1's JSON export",
+    "chrome": "Chrome's, Edge's or Brave's bookmarks file (Bookmarks, JSON)",
+    "firefox": "Firefox's bookmark backup (.json: Manage bookmarks → Import and Backup → Backup…)",
+    "pinboard": "Pinboard's JSON export",
+    "delicious": "Delicious' JSON export",
     "netscape": "a bookmark file (Netscape bookmark HTML from Firefox, Chrome, Safari, Raindrop, Pinboard,"
                 " Karakeep, Linkding...)",
     "opml": "an OPML list of feeds, with its folders (Miniflux, FreshRSS, Inoreader, Feedly, NetNewsWire...)",
@@ -61,6 +67,7 @@ FORMATS: dict[str, str] = {
 
 MAX_FILE_BYTES = 250_000_000  # the web form's body limit is lower; this guards the CLI
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+_MOZLZ4 = b"mozLz40\x00"  # Firefox's LZ4 with a header of its own
 _NETSCAPE = re.compile(r"<!DOCTYPE\s+NETSCAPE-Bookmark-file", re.IGNORECASE)
 _DT_LINK = re.compile(r"<dt>\s*<(a|h3)\b", re.IGNORECASE)
 _POCKET_HTML = re.compile(r"<h1>\s*(unread|read archive)\s*</h1>|<a\b[^>]*\btime_added\s*=", re.IGNORECASE)
@@ -78,6 +85,10 @@ def _sniff(data: bytes, name: str) -> tuple[str, Archive | tuple[Any, str | None
         raise ImportFileError(f"{name}: larger than {MAX_FILE_BYTES // 1_000_000} MB, more than an export would be")
     if not data.strip():
         raise ImportFileError(f"{name}: the file is empty")
+    if data.startswith(_MOZLZ4):
+        raise ImportFileError(f"{name}: one of Firefox's compressed automatic backups (.jsonlz4), which reader does"
+                              " not unpack: in Firefox, Bookmarks → Manage bookmarks → Import and Backup → Backup…"
+                              " writes the same as .json, and Export Bookmarks to HTML works too")
     if data.startswith(_ZIP_MAGIC):
         archive = Archive(data, name)
         kind = zip_kind(archive)
@@ -196,6 +207,11 @@ def _read_links(source: tuple[str, Any], collector: Collector) -> None:
         return
     parsers: dict[str, Callable[[Any, Collector], None]] = {
         "wallabag": parse_wallabag,
+        "wallabag-v1": parse_wallabag_v1,
+        "chrome": parse_chrome,
+        "firefox": parse_firefox,
+        "pinboard": parse_pinboard,
+        "delicious": parse_delicious,
         "omnivore": parse_omnivore_metadata,
         "pocket-csv": parse_pocket_csv,
         "instapaper-csv": parse_instapaper_csv,

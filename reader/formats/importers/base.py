@@ -192,12 +192,56 @@ class BadDate(ValueError):
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class Ticks:
+    """A time written as a count of fixed units since a fixed moment, as browsers write it
+    (Firefox: microseconds since 1970; Chrome: microseconds since 1601). parse_time reads
+    it as exactly that: a bare number it would guess at (seconds? milliseconds?), and a
+    Chrome time read as Unix microseconds lands in the wrong century. Shown as written."""
+
+    value: Any
+    per_second: float = 1e6
+    since: float = 0.0  # epoch seconds of the count's zero
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def seconds(self) -> float | None:
+        value = self.value
+        if value is None:
+            return None
+        if isinstance(value, str):
+            text = value.strip()
+            if not text:
+                return None
+            try:
+                number: int | float = int(text)
+            except ValueError:
+                raise BadDate(text[:64]) from None
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = value
+        else:
+            raise BadDate(type(value).__name__)
+        if number == 0:
+            return None
+        try:
+            stamp = self.since + number / self.per_second
+        except OverflowError:  # an integer of 400 digits
+            raise BadDate(str(value)[:64]) from None
+        if not _EARLIEST <= stamp <= _LATEST:  # also NaN
+            raise BadDate(str(value)[:64])
+        return stamp
+
+
 def parse_time(value: Any) -> float | None:
     """Epoch seconds from what exports write: unix seconds (or milli- or microseconds), as a
-    number or a string, ISO 8601 with or without a zone (none means UTC), or RFC 2822.
+    number or a string, ISO 8601 with or without a zone (none means UTC), RFC 2822, or
+    Ticks (a count in a unit and from a zero the format fixes).
     None for nothing at all (empty, 0); BadDate for anything else."""
     if value is None:
         return None
+    if isinstance(value, Ticks):
+        return value.seconds()
     if isinstance(value, bool):
         raise BadDate(repr(value))
     if isinstance(value, (int, float)):

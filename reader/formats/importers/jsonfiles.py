@@ -1,4 +1,5 @@
-"""JSON exports: wallabag's, Omnivore's metadata files, and telling reader's own apart.
+"""JSON exports: wallabag's (both versions), Omnivore's metadata files, and telling
+reader's own and the bookmark files (bookmarkjson.py) apart.
 
 wallabag: an array of entries (`title, url, content, is_archived, is_starred, tags,
 created_at, published_at, published_by, annotations`). The flags are 0/1 (booleans in
@@ -6,6 +7,13 @@ some versions); tags are labels, or objects with a `label` in API-shaped files; 
 "2017-02-14 17:50:31" or ISO 8601; an annotation has the highlighted `quote` and the
 person's `text`. `is_not_parsed` means wallabag could not fetch the page, and `content` is
 then its apology, not the article.
+
+wallabag v1 (2014-2016): an array of the rows of its database, each field twice (by number,
+"0" to "6", and by name: `id, title, url, is_read, is_fav, content, user_id`) and `tags`,
+the entry's tags joined by commas in one string; every value a string ("0"/"1" for the
+flags), and no date at all. A page v1 could not fetch was saved "Untitled" (in the
+person's language), its content an apology: as wallabag v2 does on import, that content is
+not taken for the article.
 
 Omnivore: `metadata_*.json` arrays of `id, slug, title, description, author, url, state
 (Active | Archived), readingProgress, labels, savedAt, updatedAt, publishedAt`; the content
@@ -17,6 +25,7 @@ import json
 from typing import Any
 
 from .base import MAX_NOTE, MAX_NOTES, BadDate, Collector, ImportFileError, Note, long_text, parse_time
+from .bookmarkjson import bookmark_kind
 
 READER_FORMAT = "reader-export"
 
@@ -31,9 +40,10 @@ def load_json(text: str, name: str) -> Any:
 
 
 def json_kind(document: Any) -> str | None:
-    """'reader', 'wallabag', 'omnivore' or None, from the document's shape."""
+    """'reader', 'wallabag', 'wallabag-v1', 'omnivore', one of bookmark_kind's or None,
+    from the document's shape."""
     if isinstance(document, dict):
-        return "reader" if document.get("format") == READER_FORMAT else None
+        return "reader" if document.get("format") == READER_FORMAT else bookmark_kind(document)
     if not isinstance(document, list):
         return None
     entries = [e for e in document[:50] if isinstance(e, dict)]
@@ -42,9 +52,11 @@ def json_kind(document: Any) -> str | None:
     keys = set().union(*entries)
     if keys & {"is_archived", "is_starred"} or {"created_at", "content"} <= keys and "url" in keys:
         return "wallabag"
+    if keys & {"is_read", "is_fav"} and "url" in keys:
+        return "wallabag-v1"
     if keys & {"savedAt", "labels", "readingProgress"} and "url" in keys:
         return "omnivore"
-    return None
+    return bookmark_kind(document)
 
 
 def as_list(value: Any) -> list[Any]:
@@ -101,6 +113,32 @@ def parse_wallabag(document: list[Any], collector: Collector) -> None:
                        added_at=entry.get("created_at"), read=_flag(entry.get("is_archived")),
                        starred=_flag(entry.get("is_starred")), author=author, published=entry.get("published_at"),
                        content_html=content if isinstance(content, str) else None, notes=notes)
+
+
+# What wallabag v1 titled a page it could not fetch, in each of its languages (wallabag v2
+# reads the same list on import)
+_UNTITLED = {"", "Untitled", "Sans titre", "podle nadpisu", "Sin título", "با عنوان", "per titolo", "Sem título",
+             "Без названия", "po naslovu", "Без назви", "No title found"}
+V1_UNDATED = "wallabag v1 exports hold no dates: the links come in as saved now"
+
+
+def parse_wallabag_v1(document: list[Any], collector: Collector) -> None:
+    if V1_UNDATED not in collector.report.notes:
+        collector.report.notes.append(V1_UNDATED)
+    for number, entry in enumerate(document, 1):
+        where = f"entry {number}"
+        if not isinstance(entry, dict):
+            collector.report.rows += 1
+            collector.report.add(where, "not an entry (not a JSON object)", kept=False)
+            continue
+        title = entry.get("title")
+        unfetched = isinstance(title, str) and title.strip() in _UNTITLED
+        tags = entry.get("tags")
+        labels = tags[:100_000].split(",") if isinstance(tags, str) else _labels(tags, "label")
+        content = None if unfetched else entry.get("content")
+        collector.link(where, entry.get("url"), title="" if unfetched else title, tags=labels,
+                       read=_flag(entry.get("is_read")), starred=_flag(entry.get("is_fav")),
+                       content_html=content if isinstance(content, str) else None)
 
 
 def parse_omnivore_metadata(document: list[Any], collector: Collector, label: str = "",
