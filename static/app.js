@@ -7,8 +7,9 @@
    - reading preferences: serif or sans, text size steps;
    - the service worker (static/sw.js): registered here, asked to sync the saved list;
    - keyboard: j/k move between cards, q queue, n queue first, o/Enter open, s star,
-     u back to the list, ] / [ next / previous article while reading, / search, ? the
-     list of keys. Actions click the card's own
+     m read or unread, e done, v the original in a new tab, A mark the page read,
+     u back to the list, ] / [ (and j/k) next / previous article while reading, g then
+     u/r/s/f a list, / search, ? the list of keys. Actions click the card's own
      buttons and links, so the forms (and htmx on them) stay the one way things happen. */
 (function () {
   "use strict";
@@ -182,6 +183,75 @@
     location.assign(target);
     return true;
   }
+
+  // -- more keys: v, m, e, A, g then a list, ? again to close the list of keys, j/k while
+  // reading. Added before the listener below, so a key handled here (defaultPrevented) is
+  // not handled there too: after g, u and s name a list, not "back" and "star".
+  var GO_TO = { u: "/?unread=1", r: "/?state=ready&unread=1", s: "/?starred=1", f: "/feeds" };
+  var GO_WAIT = 1500;  // ms after g in which its second key counts
+  var goSince = 0;
+
+  function openOriginal(scope) {
+    // the card's "original" link (behind its menu; never clicked, so no menu has to open)
+    var link = scope && scope.querySelector('a[data-key="v"], a[rel~="noopener"][href^="http"]');
+    if (!link) return false;
+    window.open(link.href, "_blank", "noopener,noreferrer");
+    return true;
+  }
+  function markPageRead() {
+    // the page's "Mark these read" (the ids of its cards): its answer has the undo notice
+    var button = document.querySelector('button[data-key="A"]');
+    var ids = !button && document.querySelector('form[action="/articles/read"] input[name="ids"]');
+    if (ids) button = ids.form.querySelector('button[type="submit"]');
+    if (!button) return false;
+    button.click();
+    return true;
+  }
+  function moreKeys(event) {
+    if (event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented) return;
+    if (typing(event.target)) return;
+    var key = event.key;
+    var dialog = $("keys");
+    if (dialog && dialog.open) {
+      if (key === "?") { dialog.close(); event.preventDefault(); }
+      return;
+    }
+    if (key === "Shift") return;  // on its way to A or ?
+    var going = goSince && Date.now() - goSince < GO_WAIT;
+    goSince = 0;
+    if (going) {
+      if (GO_TO[key]) { event.preventDefault(); location.assign(GO_TO[key]); }
+      return;
+    }
+    var card = currentCard();
+    var reading = document.querySelector(".reading");
+    var handled = true;
+    if (key === "g") goSince = Date.now();
+    else if (key === "v") handled = openOriginal(card || reading);
+    else if (key === "m") handled = clickIn(card || (reading && $("reading-tools")), 'form[action$="/read"] button[type="submit"]');
+    else if (key === "e") handled = clickIn(card || (reading && document), 'button[data-key="e"]');
+    else if (key === "A") handled = !reading && markPageRead();
+    else if (reading && (key === "j" || key === "k")) handled = clickIn(document, 'a[data-key="' + (key === "j" ? "]" : "[") + '"]');
+    else handled = false;
+    if (handled) event.preventDefault();
+  }
+  document.addEventListener("keydown", moreKeys);
+
+  // The reader view's text menu (a <details>, so it opens without JavaScript too): Esc or a
+  // tap elsewhere closes it, as a menu does.
+  function closeTextMenu(event) {
+    var menu = document.querySelector("details.text-menu[open]");
+    if (!menu) return;
+    if (event.type === "keydown") {
+      if (event.key !== "Escape") return;
+      menu.open = false;
+      menu.querySelector("summary").focus();
+    } else if (!menu.contains(event.target)) {
+      menu.open = false;
+    }
+  }
+  document.addEventListener("keydown", closeTextMenu);
+  document.addEventListener("click", closeTextMenu);
 
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented) return;

@@ -27,6 +27,7 @@ from .pages import (
     save,
     session,
     status,
+    tags,
     taps,
 )
 
@@ -71,6 +72,9 @@ routes: list[BaseRoute] = [
     Route("/articles/{id:rowid}/star", taps.star, methods=["POST"]),
     Route("/live", taps.live, methods=["GET"]),
     Route("/queue", taps.queue_page, methods=["GET"]),
+
+    # every tag, with its count
+    Route("/tags", tags.tags_page, methods=["GET"]),
 
     # the feeds page
     Route("/feeds", feeds.feeds_page, methods=["GET"]),

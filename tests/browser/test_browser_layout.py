@@ -97,6 +97,9 @@ def site(tmp_path_factory):
             assert api.get(f"/api/articles/{ids[title]}/content").status_code == 200
         api.post(f"/api/articles/{ids[TITLES[2]]}/queue", json={"lane": "next"})  # waits: no worker takes it
         api.post(f"/api/articles/{ids[TITLES[3]]}/star")
+        # tags for the tags page, and on the reader view's article (at the foot of the list and of the page)
+        for title, tags in (("Code that scrolls", ["code", "layout"]), (TITLES[-1], ["layout"])):
+            assert api.post(f"/api/articles/{ids[title]}/tags", json={"tags": tags}).status_code == 200
         server.ids = ids
         yield server
         api.close()
@@ -164,6 +167,7 @@ def every_page(site) -> dict[str, str]:
         "error": "/articles/987654",
         "search": "/?q=reading",
         "offline": "/offline?what=article",
+        "tags": "/tags",
     }
 
 
@@ -403,17 +407,33 @@ async def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context
         if name == "article":
             await expect(page.locator(".reading .body pre").first).to_be_visible()
             await expect(page.locator(".reading .body pre:not([tabindex='0'])")).to_have_count(0)
+            await page.locator("details.text-menu > summary").click()  # the text menu open: its buttons checked too
             await expect(page.locator(".reading-prefs")).to_be_visible()
-        for scheme in ("light", "dark"):
-            await page.emulate_media(color_scheme=scheme)
-            # Dark changes colours only: the structure was checked in light.
-            every = await axe_findings(page, only=["color-contrast", "link-in-text-block"] if scheme == "dark" else None)
-            findings += [f"{viewport['width']} {scheme} {name}: {f}" for f in every
-                         if f.split()[0] in ("serious", "critical")
-                         or (name == "article" and "heading-order" not in f)]
-        await page.emulate_media(color_scheme="light")
+            await expect(page.locator(".article-tags .tag")).to_have_count(2)
+        if name == "tags":
+            await expect(page.locator(".tag-list li")).to_have_count(2)
+        findings += await _sweep(page, f"{viewport['width']} {{scheme}} {name}", strict=name == "article")
+        if name == "browse":  # the list of keys, open over the headlines
+            await page.keyboard.press("?")
+            await expect(page.get_by_role("dialog", name="Keyboard shortcuts")).to_be_visible()
+            findings += await _sweep(page, f"{viewport['width']} {{scheme}} keys")
+            await page.keyboard.press("Escape")
     await context.clear_cookies()
     assert findings == []
+
+
+async def _sweep(page, where: str, strict: bool = False) -> list[str]:
+    """axe in light, then dark: the serious and critical findings (every finding, but heading
+    order inside cleaned text, when strict), each named by `where` with its scheme."""
+    findings = []
+    for scheme in ("light", "dark"):
+        await page.emulate_media(color_scheme=scheme)
+        # Dark changes colours only: the structure was checked in light.
+        every = await axe_findings(page, only=["color-contrast", "link-in-text-block"] if scheme == "dark" else None)
+        findings += [f"{where.format(scheme=scheme)}: {f}" for f in every
+                     if f.split()[0] in ("serious", "critical") or (strict and "heading-order" not in f)]
+    await page.emulate_media(color_scheme="light")
+    return findings
 
 
 # The space between the parts of a label, on screen: for each pair of consecutive text

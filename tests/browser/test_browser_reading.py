@@ -210,6 +210,7 @@ async def test_theme_and_text_choices_are_remembered_and_the_phone_layout_fits(c
             return await page.evaluate("getComputedStyle(document.querySelector('.reading .body')).fontFamily")
 
         before_size, before_font = await size(), await font()
+        await page.locator("details.text-menu > summary").click()  # the font and size are in the text menu (Aa)
         await page.get_by_role("button", name="Larger text").click()
         await page.get_by_role("button", name="Use a sans-serif font").click()
         assert await size() > before_size and await font() != before_font

@@ -10,6 +10,7 @@ names them all is reader/web/routes.py.
     save        saving a link (the bookmarklet's and the share target's confirmation)
     session     login, logout, and the presentation choices kept in cookies
     status      the stats page
+    tags        the tags page: every tag with its count
     editions    the EPUB downloads and the OPDS catalog for e-readers
     app_shell   the installable app: manifest, service worker, the offline page
 """
