@@ -131,6 +131,35 @@ class Marked:
 
 
 @dataclass
+class QueuedMany:
+    """What a bulk queue did: these articles queued, oldest first (`ids`), out of `matched`
+    the selection held that could be (more when the cap `limit` cut it), the seconds until
+    the last of them is ready (None: nothing honest to say, as with no worker running:
+    `capacity` 0), and the token its undo takes (None when nothing was queued)."""
+
+    ids: list[int]
+    matched: int
+    limit: int
+    estimate: float | None
+    undo: str | None
+    capacity: int | None = None  # articles the live workers clean at once
+
+    @property
+    def left(self) -> int:
+        """How many the cap left out: the same act again queues them."""
+        return self.matched - len(self.ids)
+
+
+@dataclass
+class TakenBack:
+    """An undone bulk queue: the articles out of the line again, and how many of the
+    batch could not be taken back (started: being cleaned, cleaned, or failed)."""
+
+    ids: list[int]
+    started: int
+
+
+@dataclass
 class Content:
     """An article's cleaned text (sanitized HTML and plain text)."""
 

@@ -24,6 +24,7 @@ import html
 import logging
 import time
 import weakref
+from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -73,6 +74,11 @@ class ImportOutcome:
     fetched: list[RefreshResult] = field(default_factory=list)
     waiting: int = 0
     stopped: bool = False  # told to stop (reader shutting down) before the file was done
+    # the articles its links are, new or merged (a link twice in the file, or in two
+    # batches, may be here twice): what "queue the unread links" of its report queues.
+    # Packed: a finished web import is kept for its report, and 100,000 ids are 800 kB
+    # this way where a list of ints takes 3.6 MB.
+    article_ids: array[int] = field(default_factory=lambda: array("q"))
 
     def summary(self) -> str:
         parts = []
@@ -191,6 +197,7 @@ async def _apply(store: Store, parsed: ParsedImport, progress: Progress | None, 
     known = await store.saved_link_keys(normalize_url) if total else {}
     loop = asyncio.get_running_loop()
     stored = {"new": 0, "merged": 0, "contents": 0}
+    touched = array("q")
 
     class Stop(Exception):
         """Told to stop: ends the reading of the file at this batch boundary."""
@@ -200,6 +207,7 @@ async def _apply(store: Store, parsed: ParsedImport, progress: Progress | None, 
         stored["new"] += counts.new
         stored["merged"] += counts.merged - held  # highlights for a link stored: not a link of the file
         stored["contents"] += counts.contents
+        touched.extend(counts.ids)
         if progress is not None:
             progress(min(stored["new"] + stored["merged"], total), total)
 
@@ -218,6 +226,7 @@ async def _apply(store: Store, parsed: ParsedImport, progress: Progress | None, 
         raise Invalid(str(exc)) from None
     outcome = _outcome_of(parsed)
     outcome.new, outcome.contents = stored["new"], stored["contents"]
+    outcome.article_ids = touched
     outcome.merged += stored["merged"]
     if capped:
         outcome.notes.append(f"the file holds more than {max_links:,} links, the most one import brings in"
@@ -252,6 +261,7 @@ async def _apply_parsed(store: Store, parsed: ParsedImport, progress: Progress |
         outcome.new += counts.new
         outcome.merged += counts.merged
         outcome.contents += counts.contents
+        outcome.article_ids.extend(counts.ids)
         if progress is not None:
             progress(min(start + BATCH, len(links)), len(links))
     return outcome

@@ -50,14 +50,15 @@ from . import library
 from .library import export_opml
 from .exports import bookmarks_html
 from ..params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
-from ..records import READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Link, Marked, StoredImage
+from ..records import (READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Link, Marked, QueuedMany,
+                       StoredImage, TakenBack)
 from ..settings import Settings
 from ..clean.sanitize import valid_text
 from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_terms
 from ..urls import check_url, normalize_url
 from ..jobs.worker import Worker
 
-__all__ = ["LANES", "READING_LIST", "ArticleFilter", "Marked", "parse_filter", "parse_list_page", "MAX_ID", "MAX_LIMIT",
+__all__ = ["LANES", "MAX_QUEUE_BATCH", "READING_LIST", "ArticleFilter", "Marked", "QueuedMany", "TakenBack", "parse_filter", "parse_list_page", "MAX_ID", "MAX_LIMIT",
            "SEARCH_MAX_OFFSET", "STATES", "Reader", "Saved", "parse_bool", "parse_int", "parse_tags", "parse_title",
            "snippet_html"]
 
@@ -70,6 +71,9 @@ IMAGE_HASH = re.compile(r"[0-9a-f]{64}")
 SEARCH_NEIGHBOURS = 500
 # Ids one bulk request may name; more is what a filter with `until` is for.
 MAX_BULK = 10_000
+# Articles one bulk queue puts in line at most: hours of work for the workers already, and
+# the same act again queues the next ones (the store takes BATCH_MOST at the most).
+MAX_QUEUE_BATCH = 500
 MAX_TAG = 100
 MAX_TAGS = 100
 MAX_NAME = 200  # a tag or folder named in a filter
@@ -213,6 +217,18 @@ def _selection(ids: Sequence[int] | None, within: ArticleFilter | None, until: i
             "tag": f.tag, "folder": f.folder}
 
 
+def _undo_stamp(token: object) -> float:
+    """A bulk queue's undo token (its stamp, as text or a number) read back; Invalid for
+    anything else."""
+    try:
+        stamp = float(token) if isinstance(token, (str, int, float)) and not isinstance(token, bool) else math.nan
+    except ValueError:
+        stamp = math.nan
+    if not math.isfinite(stamp) or stamp <= 0:
+        raise Invalid("undo must be the token a bulk queue answered")
+    return stamp
+
+
 _MARKED = re.compile("\x02(.*?)\x03", re.S)
 
 
@@ -308,12 +324,7 @@ class Reader:
         waits: dict[int, float | None] = {}
         capacity = None
         if any(row["state"] == "queued" for row in rows):
-            timings = Timings.from_runs(await self._store.recent_timings(), prior=FIRST_GUESS)
-            capacity = await self._store.capacity()
-            work = await self._store.work_in_line()
-            estimates = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
-                                       timings, capacity)
-            waits = {w["article_id"]: wait for w, wait in zip(work, estimates)}
+            waits, capacity = await self._line_waits()
         articles = []
         for row in rows:
             queued = row["state"] == "queued" and row.get("position") is not None
@@ -321,6 +332,16 @@ class Reader:
                                              wait=waits.get(row["id"]) if queued else None,
                                              capacity=capacity if queued else None))
         return articles
+
+    async def _line_waits(self) -> tuple[dict[int, float | None], int]:
+        """Every article in line with its estimated wait, and the workers' capacity: the
+        one estimate the cards and a bulk queue's notice share (core/waits.py)."""
+        timings = Timings.from_runs(await self._store.recent_timings(), prior=FIRST_GUESS)
+        capacity = await self._store.capacity()
+        work = await self._store.work_in_line()
+        estimates = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
+                                   timings, capacity)
+        return {w["article_id"]: wait for w, wait in zip(work, estimates)}, capacity
 
     async def article(self, article_id: int) -> Article:
         row = await self._store.get_article(article_id)
@@ -422,6 +443,53 @@ class Reader:
         if self._worker is not None:
             self._worker.wake()
         return await self.article(article_id)
+
+    async def queue_many(self, *, ids: Sequence[int] | None = None, within: ArticleFilter | None = None,
+                         until: int | None = None) -> QueuedMany:
+        """A person's one act for many taps ("Queue these"): these articles, or everything
+        the filter matches up to article `until` (as mark_many), that are new or failed,
+        queued in the normal lane the oldest first, at most MAX_QUEUE_BATCH at once. Only
+        a person's act may call this: never a refresh, a rule, an import or a worker."""
+        return await self._queue_selection(_selection(ids, within, until))
+
+    async def _queue_selection(self, chosen: dict[str, Any]) -> QueuedMany:
+        queued, matched, stamp = await self._store.queue_many(limit=MAX_QUEUE_BATCH, **chosen)
+        if not queued:
+            return QueuedMany([], matched, MAX_QUEUE_BATCH, None, None)
+        if self._worker is not None:
+            self._worker.wake()
+        waits, capacity = await self._line_waits()
+        # until the last of them is ready: the longest wait among those still to do (one
+        # cleaned already, by a quick worker, waits for nothing)
+        pending = [waits[i] for i in queued if i in waits]
+        estimate = None if any(w is None for w in pending) else max((w or 0.0 for w in pending), default=0.0)
+        return QueuedMany(queued, matched, MAX_QUEUE_BATCH, estimate, repr(stamp), capacity)
+
+    async def undo_queue(self, token: object) -> TakenBack:
+        """Take back one bulk queue, by the token it answered: exactly its articles that
+        have not started (one being cleaned, cleaned or failed stays as it is), saying how
+        many could not be taken back."""
+        stamp = _undo_stamp(token)
+        taken, started = await self._store.unqueue_batch(stamp)
+        return TakenBack(taken, started)
+
+    async def import_unqueued(self, job: ImportJob) -> int:
+        """How many links of a finished import are unread and not queued, being cleaned or
+        ready: what its report offers to queue."""
+        if job.outcome is None or not job.outcome.article_ids:
+            return 0
+        return await self._store.queueable(ids=job.outcome.article_ids.tolist(), unread=True)
+
+    async def queue_import(self, job_id: int) -> QueuedMany:
+        """The person's "Queue the N unread links" on an import's report: its links that
+        are unread and not queued or ready, as one bulk queue (the oldest first, capped,
+        with its undo). An import never queues anything by itself."""
+        job = self.import_job(job_id)
+        if not job.finished:
+            raise Conflict("the import is still running: queue its links once it is done")
+        if job.outcome is None or not job.outcome.article_ids:
+            return QueuedMany([], 0, MAX_QUEUE_BATCH, None, None)
+        return await self._queue_selection({"ids": job.outcome.article_ids.tolist(), "unread": True})
 
     async def unqueue(self, article_id: int) -> Article:
         await self._store.unqueue(article_id)

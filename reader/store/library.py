@@ -11,7 +11,7 @@ import datetime
 import json
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiosqlite
@@ -47,6 +47,7 @@ class LinkCounts:
     new: int = 0
     merged: int = 0  # already there: united with what the file said
     contents: int = 0  # texts stored as they came, no fetch
+    ids: list[int] = field(default_factory=list)  # every article the links are, new or merged, once each
 
 
 async def _tag_ids(db: aiosqlite.Connection, names: Iterable[str]) -> dict[str, int]:
@@ -124,6 +125,7 @@ class LibraryStore(StoreBase):
                     (_json([link.url for link in fresh]),))}
                 ids.update((link.key, by_url[link.url]) for link in fresh)
                 existing.update((link.key, by_url[link.url]) for link in fresh)
+            counts.ids = list(dict.fromkeys(ids[link.key] for link in links))
             # Merging only ever adds; a state already set keeps its time. Rows with nothing
             # to add are not touched, so the search index is not rewritten for nothing.
             await db.executemany(

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 import aiosqlite
 
 from ..records import RawPage, StoredImage
-from .base import _SERVICE_ORDER, _WAITING, Run, StoreBase, rows_of
+from .articles import selection
+from .base import _ARTICLE_JOINS, _SERVICE_ORDER, _WAITING, Run, StoreBase, rows_of
 from .rows import ClaimRow, WaitingRow
 
 
@@ -75,18 +76,83 @@ class LineStore(StoreBase):
                 return False
             if exists[0]["ready"]:
                 return True
-            await db.execute(
-                """
-                INSERT INTO queue (article_id, lane, tapped_at, due_at)
-                VALUES (:id, :lane, :now, :now - :lead)
-                ON CONFLICT (article_id) DO UPDATE SET
-                    lane = excluded.lane, due_at = queue.tapped_at - :lead
-                """,
-                {"id": article_id, "lane": lane, "now": now, "lead": next_lead if lane == "next" else 0.0},
-            )
-            # the reading list's order: the first tap counts, a retry or lane move does not
-            await db.execute("UPDATE articles SET tapped_at = coalesce(tapped_at, ?) WHERE id = ?", (now, article_id))
+            await _tap(db, [article_id], lane, now, next_lead if lane == "next" else 0.0)
             return True
+
+    async def queue_many(self, *, limit: int, ids: Sequence[int] | None = None, until: int | None = None,
+                         state: str | None = None, feed_id: int | None = None, unread: bool = False,
+                         starred: bool = False, match: str | None = None, tag: str | None = None,
+                         folder: str | None = None) -> tuple[list[int], int, float]:
+        """A person's one act for many taps, in the normal lane: the articles with these ids,
+        or every article the filter matches whose id is at most `until`, that are neither
+        queued, being cleaned nor ready (new or failed). The oldest first, as each would
+        have been tapped in turn, and at most `limit` of them. Returns (the ids queued, how
+        many there were to queue, the batch's stamp): every queue row of the batch has the
+        stamp as its tap time, which is how `unqueue_batch` finds them. `limit` is at most
+        BATCH_MOST."""
+        params: dict[str, Any] = {}
+        where = selection(params, ids=ids, until=until, state=state, feed_id=feed_id, unread=unread,
+                          starred=starred, match=match, tag=tag, folder=folder)
+        where.append(_QUEUEABLE)
+        chosen = f"FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where)}"
+        async with self._transaction() as db:
+            now = time.time()
+            while await rows_of(db, "SELECT 1 FROM queue WHERE tapped_at = ?", (now,)):
+                now += BATCH_STEP  # another tap at the very same instant: the stamp must be the batch's own
+            params["now"] = now
+            matched = (await rows_of(db, f"SELECT count(*) {chosen}", params))[0][0]
+            rows = await rows_of(db, f"SELECT a.id {chosen} ORDER BY a.sort_at, a.id LIMIT :limit",
+                                 {**params, "limit": max(0, min(limit, BATCH_MOST))})
+            batch = [int(r["id"]) for r in rows]
+            await _tap(db, batch, "normal", now, 0.0)
+        return batch, int(matched), now
+
+    async def queueable(self, *, ids: Sequence[int] | None = None, until: int | None = None,
+                        state: str | None = None, feed_id: int | None = None, unread: bool = False,
+                        starred: bool = False, match: str | None = None, tag: str | None = None,
+                        folder: str | None = None) -> int:
+        """How many articles `queue_many` would find to queue in this selection (before its cap)."""
+        params: dict[str, Any] = {"now": time.time()}
+        where = selection(params, ids=ids, until=until, state=state, feed_id=feed_id, unread=unread,
+                          starred=starred, match=match, tag=tag, folder=folder)
+        where.append(_QUEUEABLE)
+        return await self._count(f"SELECT count(*) FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where)}", params)
+
+    async def unqueue_batch(self, stamp: float) -> tuple[list[int], int]:
+        """Take back one `queue_many`: exactly its articles still waiting in line, with no
+        live claim (one a worker or an open has started is finished and kept: that work is
+        under way), their first tap forgotten again. Returns (the ids taken back, how many
+        of the batch could not be: being cleaned, cleaned or failed since). In the same
+        write transaction as any take, so a claim either came first and stays, or comes
+        after and finds the article gone from the line. An article of the batch that was
+        tapped once before (a failed one retried) is counted only while it is still in line."""
+        span = {"stamp": stamp, "last": stamp + BATCH_SPAN}
+        async with self._transaction() as db:
+            now = time.time()
+            rows = await rows_of(db,
+                """
+                DELETE FROM queue WHERE tapped_at = :stamp AND NOT EXISTS (
+                    SELECT 1 FROM claims cl WHERE cl.article_id = queue.article_id AND cl.expires_at > :now)
+                RETURNING article_id
+                """,
+                {**span, "now": now},
+            )
+            taken = sorted(int(r["article_id"]) for r in rows)
+            await db.execute(
+                "UPDATE articles SET tapped_at = NULL WHERE id IN (SELECT value FROM json_each(:ids))"
+                " AND tapped_at BETWEEN :stamp AND :last",
+                {**span, "ids": json.dumps(taken)},
+            )
+            kept = await rows_of(db,
+                """
+                SELECT count(*) FROM articles a LEFT JOIN queue q ON q.article_id = a.id
+                WHERE q.tapped_at = :stamp
+                   OR (a.tapped_at BETWEEN :stamp AND :last AND q.article_id IS NULL
+                       AND (a.error IS NOT NULL OR EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id)))
+                """,
+                span,
+            )
+        return taken, int(kept[0][0])
 
     async def unqueue(self, article_id: int) -> bool:
         """Take an article out of the line. One already being cleaned is finished and kept:
@@ -300,6 +366,33 @@ def url_host(url: str | None) -> str:
     except ValueError:
         host = None
     return host.lower() if host else f"no host: {url}"
+
+
+# A batch's articles are first tapped this many seconds apart, in the batch's order, so
+# the reading list (in tap order) has them oldest first as the line does; a batch holds
+# at most BATCH_MOST, so the undo finds them within BATCH_SPAN of the stamp.
+BATCH_STEP = 1e-6
+BATCH_MOST = 1000
+BATCH_SPAN = BATCH_MOST * BATCH_STEP
+# What a bulk queue takes: not in line, not being cleaned, not cleaned (new or failed).
+_QUEUEABLE = "c.article_id IS NULL AND q.seq IS NULL AND NOT coalesce(cl.expires_at > :now, 0)"
+
+
+async def _tap(db: aiosqlite.Connection, article_ids: Sequence[int], lane: str, now: float, lead: float) -> None:
+    """Inside a write transaction: the taps themselves, one or a batch in this order. A
+    queued article tapped again keeps its tap time and moves to this lane; each one's
+    first tap is the reading list's order (a retry or a lane move does not count)."""
+    await db.executemany(
+        """
+        INSERT INTO queue (article_id, lane, tapped_at, due_at)
+        VALUES (:id, :lane, :now, :now - :lead)
+        ON CONFLICT (article_id) DO UPDATE SET
+            lane = excluded.lane, due_at = queue.tapped_at - :lead
+        """,
+        [{"id": article_id, "lane": lane, "now": now, "lead": lead} for article_id in article_ids],
+    )
+    await db.executemany("UPDATE articles SET tapped_at = coalesce(tapped_at, ?) WHERE id = ?",
+                         [(now + i * BATCH_STEP, article_id) for i, article_id in enumerate(article_ids)])
 
 
 # The note on a run whose claim ran out before it finished (its holder died, or was late).

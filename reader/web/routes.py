@@ -15,6 +15,7 @@ from .sync.greader import PREFIX
 from .api import articles as api_articles
 from .api import devices as api_devices
 from .api import feeds as api_feeds
+from .api import imports as api_imports
 from .api import status as api_status
 from .pages import (
     app_shell,
@@ -63,6 +64,8 @@ routes: list[BaseRoute] = [
     # taps on cards and in the reader view, the batched poll, the line
     Route("/articles/read", taps.mark_many, methods=["POST"]),
     Route("/articles/read/undo", taps.undo_mark, methods=["POST"]),
+    Route("/articles/queue", taps.queue_many, methods=["POST"]),
+    Route("/articles/queue/undo", taps.undo_queue, methods=["POST"]),
     Route("/articles/tags", taps.tag_many, methods=["POST"]),
     Route("/articles/{id:rowid}/tags", taps.set_tags, methods=["POST"]),
     Route("/articles/{id:rowid}/card", taps.card, methods=["GET"]),
@@ -87,6 +90,7 @@ routes: list[BaseRoute] = [
     # the library: files in and out
     Route("/feeds/import", library.import_form, methods=["POST"]),
     Route("/imports/{id:rowid}", library.import_page, methods=["GET"]),
+    Route("/imports/{id:rowid}/queue", library.queue_import, methods=["POST"]),
     Route("/library.html", library.export_bookmarks_file, methods=["GET"]),
     Route("/feeds.opml", library.export_opml_file, methods=["GET"]),
 
@@ -120,11 +124,17 @@ routes: list[BaseRoute] = [
     Route("/api/feeds/{id:rowid}", api_feeds.update_feed, methods=["PATCH"]),
     Route("/api/refresh", api_feeds.refresh, methods=["POST"]),
 
+    # the JSON API: imports started from the page, their reports, queueing their links
+    Route("/api/imports/{id:rowid}", api_imports.import_job, methods=["GET"]),
+    Route("/api/imports/{id:rowid}/queue", api_imports.queue_import, methods=["POST"]),
+
     # the JSON API: articles
     Route("/api/articles", api_articles.list_articles, methods=["GET"]),
     Route("/api/articles", api_articles.save_article, methods=["POST"]),
     Route("/api/articles/read", api_articles.mark_many_read, methods=["POST"]),
     Route("/api/articles/tags", api_articles.tag_many, methods=["POST"]),
+    Route("/api/articles/queue", api_articles.queue_many, methods=["POST"]),
+    Route("/api/articles/queue/undo", api_articles.undo_queue, methods=["POST"]),
     Route("/api/articles/read", api_articles.mark_many_unread, methods=["DELETE"]),
     Route("/api/articles/{id:rowid}", api_articles.get_article, methods=["GET"]),
     Route("/api/articles/{id:rowid}/queue", api_articles.queue_article, methods=["POST"]),

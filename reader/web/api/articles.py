@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 from ...core import MAX_LIMIT, SEARCH_MAX_OFFSET, parse_filter, parse_int, snippet_html
 from ...errors import Invalid
 from ..requests import opened_by, reader_of
-from .json import article_json, json_body, once, path_id, query_int, queued_json
+from .json import article_json, json_body, once, path_id, query_int, queued_json, queued_many_json
 
 
 async def list_articles(request: Request) -> Response:
@@ -95,6 +95,30 @@ async def _mark_many(request: Request, read: bool) -> Response:
     until = parse_int(body.get("until"), "until", low=0)
     marked = await reader_of(request).mark_many(read, ids=ids, within=parse_filter(body), until=until)
     return JSONResponse({"changed": len(marked.ids), "ids": marked.ids})
+
+
+async def queue_many(request: Request) -> Response:
+    """POST /api/articles/queue {"ids": [...]} or {"filter": {...}, "until": N} (the filter's
+    parameters may also stand at the top level, as for /api/articles/read): a person's one
+    act for many taps, the oldest first, at most `limit` at once (`left`: how many more
+    the same request would queue next)."""
+    body = await json_body(request)
+    within = body.get("filter", body)
+    if not isinstance(within, dict):
+        raise Invalid("filter must be an object of a list's parameters (state, feed, unread, starred, q, tag, folder)")
+    queued = await reader_of(request).queue_many(ids=_bulk_ids(body), within=parse_filter(within),
+                                                  until=parse_int(body.get("until"), "until", low=0))
+    return JSONResponse(queued_many_json(queued))
+
+
+async def undo_queue(request: Request) -> Response:
+    """POST /api/articles/queue/undo {"undo": token}: the bulk queue's articles that have not
+    started leave the line; `started` says how many could not be taken back."""
+    body = await json_body(request)
+    if "undo" not in body:
+        raise Invalid("undo: give the token the bulk queue answered")
+    taken = await reader_of(request).undo_queue(body["undo"])
+    return JSONResponse({"unqueued": len(taken.ids), "ids": taken.ids, "started": taken.started})
 
 
 async def mark_many_read(request: Request) -> Response:

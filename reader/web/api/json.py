@@ -12,7 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from ...core import MAX_ID, parse_int
 from ...errors import Malformed
-from ...records import Article, Feed
+from ...records import Article, Feed, QueuedMany
 from ..requests import reader_of
 
 
@@ -66,6 +66,14 @@ def article_json(a: Article) -> dict[str, Any]:
 def queued_json(a: Article) -> dict[str, Any]:
     """What a queue or unqueue answers: where the article stands now."""
     return {"id": a.id, "state": a.state, "position": a.position, "lane": a.lane, "wait_seconds": a.wait}
+
+
+def queued_many_json(q: QueuedMany) -> dict[str, Any]:
+    """What a bulk queue answers: the articles queued (oldest first), the seconds until the
+    last of them is ready (null: no estimate, as with no worker running), the token of its
+    undo, and how many the cap left for the next request."""
+    return {"queued": len(q.ids), "ids": q.ids, "estimate_seconds": q.estimate, "undo": q.undo,
+            "matched": q.matched, "left": q.left, "limit": q.limit}
 
 
 def feed_json(f: Feed) -> dict[str, Any]:

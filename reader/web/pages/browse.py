@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ...core import STATES, parse_filter, parse_list_page
+from ...core.waits import describe_wait
 from ...errors import Invalid
 from ...records import Article
 from ..forms import list_name, list_query, list_url, with_filter
@@ -19,11 +20,11 @@ from ..render import any_pending, nav, render
 from ..requests import reader_of
 
 # Query parameters a page reads once, for its notice, and never passes on in its links.
-_NOTICE_PARAMS = ("marked", "undo", "restored", "tagged")
+_NOTICE_PARAMS = ("marked", "undo", "restored", "tagged", "queued", "qundo", "qwait", "qleft", "unqueued", "started")
 
 
 def _bulk_notice(params: QueryParams) -> dict[str, Any] | None:
-    """The notice after a bulk read (with its undo) or an undo, rebuilt from numbers only."""
+    """The notice after a bulk read or queue (with its undo) or an undo, rebuilt from numbers only."""
     try:
         if params.get("marked") is not None:
             stamp = float(params.get("undo") or "nan")
@@ -33,6 +34,14 @@ def _bulk_notice(params: QueryParams) -> dict[str, Any] | None:
             return {"restored": int(params["restored"])}
         if params.get("tagged") is not None:
             return {"tagged": int(params["tagged"])}
+        if params.get("queued") is not None:
+            wait = params.get("qwait")
+            undo = params.get("qundo") or ""
+            return {"queued": int(params["queued"]), "left": int(params.get("qleft") or 0),
+                    "wait": describe_wait(float(wait)) if wait and wait != "none" else None,
+                    "no_worker": wait == "none", "qundo": repr(float(undo)) if undo else None}
+        if params.get("unqueued") is not None:
+            return {"unqueued": int(params["unqueued"]), "started": int(params.get("started") or 0)}
     except ValueError:
         return None
     return None
@@ -76,5 +85,6 @@ async def browse(request: Request) -> Response:
         unread_counts=counts, unread_total=sum(counts.values()), reading_list=f.is_reading_list,
         unread_ids=",".join(str(a.id) for a in articles if not a.done),  # in progress: not done with
         page_ids=",".join(str(a.id) for a in articles), newest=await reader.newest_id(),
+        queue_ids=",".join(str(a.id) for a in articles if a.state in ("new", "failed")),
         bulk=_bulk_notice(params), list_name=list_name(f), **await nav(request),
     )

@@ -14,6 +14,7 @@ from ..csrf import checked_form
 from ..render import nav, render
 from ..requests import reader_of
 from .feeds import render_feeds
+from .taps import queued_notice
 
 async def import_form(request: Request) -> Response:
     """An upload of any file reader imports, told apart by content. Another app's library
@@ -53,9 +54,21 @@ async def import_form(request: Request) -> Response:
 
 async def import_page(request: Request) -> Response:
     """One web import: how far it got while it runs (the page reloads itself), then its
-    report: new, already there, with their texts, and each skipped row with its reason."""
-    job = reader_of(request).import_job(request.path_params["id"])
-    return render(request, "import.html", job=job, **await nav(request))
+    report: new, already there, with their texts, each skipped row with its reason, and
+    how many of its links are unread and not queued (the report offers to queue them)."""
+    reader = reader_of(request)
+    job = reader.import_job(request.path_params["id"])
+    unqueued = await reader.import_unqueued(job) if job.finished and not reader.read_only else 0
+    return render(request, "import.html", job=job, unqueued=unqueued, **await nav(request))
+
+
+async def queue_import(request: Request) -> Response:
+    """POST /imports/{id}/queue: the person's "Queue the N unread links" on an import's
+    report (an import never queues by itself). Then the list of what is in line, with the
+    bulk queue's notice and its undo."""
+    await checked_form(request)
+    queued = await reader_of(request).queue_import(request.path_params["id"])
+    return RedirectResponse("/?" + urlencode({"state": "queued", **queued_notice(queued)}), status_code=303)
 
 
 async def export_bookmarks_file(request: Request) -> Response:

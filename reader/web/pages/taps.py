@@ -12,7 +12,7 @@ from starlette.responses import RedirectResponse, Response
 
 from ...core import LANES, parse_filter
 from ...core.waits import describe_wait
-from ...records import Article
+from ...records import Article, QueuedMany
 from ..csrf import checked_form
 from ..forms import back_to, chosen, ids_from, list_of, list_query, truthy
 from ..render import any_pending, error_page, nav, render
@@ -30,6 +30,43 @@ async def mark_many(request: Request) -> Response:
     target = back_to(form)
     notice = urlencode({"marked": len(marked.ids), "undo": repr(marked.stamp) if marked.stamp else ""})
     return RedirectResponse(target + ("&" if "?" in target else "?") + notice, status_code=303)
+
+
+def queued_notice(queued: QueuedMany) -> dict[str, str | int]:
+    """The query a list's notice after a bulk queue is rebuilt from (browse._bulk_notice):
+    numbers and the undo's token only."""
+    notice: dict[str, str | int] = {"queued": len(queued.ids)}
+    if queued.undo:
+        notice["qundo"] = queued.undo
+    if queued.estimate is not None:
+        notice["qwait"] = round(queued.estimate)
+    elif queued.capacity == 0:
+        notice["qwait"] = "none"
+    if queued.left:
+        notice["qleft"] = queued.left
+    return notice
+
+
+async def queue_many(request: Request) -> Response:
+    """POST /articles/queue: "queue these" (ids, the page's cards not queued or ready) or
+    "queue all" (the list's filter and until, as mark_many): a person's one act for many
+    taps. Back to the list with a notice: how many, when the last should be ready, an undo."""
+    form = await checked_form(request)
+    ids, until = chosen(form)
+    queued = await reader_of(request).queue_many(ids=ids, within=parse_filter(form), until=until)
+    target = back_to(form)
+    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode(queued_notice(queued)),
+                            status_code=303)
+
+
+async def undo_queue(request: Request) -> Response:
+    """POST /articles/queue/undo: the articles of one bulk queue that have not started
+    leave the line; back to the list, saying how many, and how many had started."""
+    form = await checked_form(request)
+    taken = await reader_of(request).undo_queue(str(form.get("undo") or ""))
+    target = back_to(form)
+    return RedirectResponse(target + ("&" if "?" in target else "?")
+                            + urlencode({"unqueued": len(taken.ids), "started": taken.started}), status_code=303)
 
 
 async def tag_many(request: Request) -> Response:
