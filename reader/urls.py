@@ -102,8 +102,11 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 def normalize_url(url: str) -> str:
     """The form two spellings of one link share: scheme and host in lower case, no default
     port, no fragment, no tracking parameters (utm_*, fbclid, gclid, ...), an empty path as
-    "/"; everything else (path case, other parameters and their order) kept, since servers
-    may tell them apart. Raises ValueError for a URL that cannot be parsed."""
+    "/" and no trailing slash on any other ("/post/" and "/post" are one link: feeds, share
+    buttons and bookmark exports disagree about it); everything else (path case, other
+    parameters and their order) kept, since servers may tell them apart. A key only: the
+    URL stored and fetched is the one given. Raises ValueError for a URL that cannot be
+    parsed."""
     return normalized_parts(urlsplit(url.strip()))
 
 
@@ -120,4 +123,5 @@ def normalized_parts(parts: SplitResult) -> str:
     query = parts.query
     if query:
         query = "&".join(p for p in query.split("&") if p and not _TRACKING.fullmatch(p.partition("=")[0]))
-    return urlunsplit((scheme, netloc, parts.path or "/", query, ""))
+    path = parts.path.rstrip("/") or "/"
+    return urlunsplit((scheme, netloc, path, query, ""))

@@ -408,6 +408,12 @@ def test_empty_file_is_refused():
     ("https://user:pw@Example.com/", "https://user:pw@example.com/"),
     ("http://[2001:DB8::1]:80/x", "http://[2001:db8::1]/x"),
     ("  https://example.com/with%20space  ", "https://example.com/with%20space"),
+    # a trailing slash is no other link; the root keeps its one
+    ("https://example.com/post/", "https://example.com/post"),
+    ("https://example.com/post//?id=3#c", "https://example.com/post?id=3"),
+    ("https://example.com/", "https://example.com/"),
+    ("https://example.com//", "https://example.com/"),
+    ("https://example.com/a/b/", "https://example.com/a/b"),
 ])
 def test_normalize_url(url, normal):
     assert normalize_url(url) == normal
