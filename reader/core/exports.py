@@ -127,7 +127,7 @@ def _article_record(row: dict[str, Any], sources: Mapping[tuple[int, str], str] 
         "url": row["url"], "title": row["title"], "feed_url": row["feed_url"], "feed_title": row["feed_title"],
         "guid": row["guid"], "summary": row["summary"], "author": row["author"], "published": row["published"],
         "sort_at": row["sort_at"], "added_at": row["added_at"], "read_at": row["read_at"],
-        "starred_at": row["starred_at"], "content": None,
+        "starred_at": row["starred_at"], "saved_at": row["saved_at"], "content": None,
         # where the person stopped (a fraction of the text) and when they got there
         "read_position": row["read_position"], "read_position_at": row["read_position_at"],
     }
@@ -291,7 +291,7 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
         or url, "summary": summary, "summary_text": plain_text(summary), "author": _text(raw.get("author"), 500),
         "published": _number(raw.get("published")), "sort_at": _number(raw.get("sort_at")),
         "added_at": _number(raw.get("added_at")), "read_at": _number(raw.get("read_at")),
-        "starred_at": _number(raw.get("starred_at")), "content": None,
+        "starred_at": _number(raw.get("starred_at")), "saved_at": _number(raw.get("saved_at")), "content": None,
         "tags": _tags(raw.get("tags")), "notes": _notes(raw.get("notes")),
     }
     record["read_position"], record["read_position_at"] = _position(raw)

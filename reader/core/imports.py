@@ -14,7 +14,8 @@ to refuse it whole if it cannot be read; an import brings in at most
 READER_MAX_IMPORT_LINKS links and says so when a file holds more. Imports against one
 database in one process take turns (a job waiting its turn says so), and a job told to
 stop ends at the next batch: what was stored stays, and the same file imported again adds
-the rest without copies (links merge by normalized URL)."""
+the rest without copies (links merge by normalized URL, into saved links and feeds'
+articles alike: one card per link)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,6 @@ from ..formats.importers import (
     LinkRecord,
     ParsedImport,
     count_links,
-    normalize_url,
     plan_file,
     stream_links,
 )
@@ -60,6 +60,7 @@ class ImportOutcome:
     format: str
     new: int = 0
     merged: int = 0  # already there (or the same link twice in the file): united
+    in_feeds: int = 0  # of those, merged into an article a feed brought: one card for the link
     contents: int = 0  # texts that came with the export, ready without a fetch
     feeds_new: int = 0
     feeds_there: int = 0
@@ -83,7 +84,8 @@ class ImportOutcome:
     def summary(self) -> str:
         parts = []
         if self.new or self.merged or not (self.feeds_new or self.feeds_there):
-            parts.append(f"{self.new} new links, {self.merged} already there")
+            there = f" ({self.in_feeds} of them from your feeds)" if self.in_feeds else ""
+            parts.append(f"{self.new} new links, {self.merged} already there{there}")
         if self.contents:
             parts.append(f"{self.contents} with their saved text")
         if self.feeds_new or self.feeds_there:
@@ -194,9 +196,9 @@ async def _apply(store: Store, parsed: ParsedImport, progress: Progress | None, 
     total = min(total, max_links)
     if progress is not None and total:
         progress(0, total)  # the file is read: from here on it is storing
-    known = await store.saved_link_keys(normalize_url) if total else {}
+    known = await store.link_keys() if total else {}
     loop = asyncio.get_running_loop()
-    stored = {"new": 0, "merged": 0, "contents": 0}
+    stored = {"new": 0, "merged": 0, "contents": 0, "in_feeds": 0}
     touched = array("q")
 
     class Stop(Exception):
@@ -208,6 +210,7 @@ async def _apply(store: Store, parsed: ParsedImport, progress: Progress | None, 
         stored["merged"] += counts.merged - held  # highlights for a link stored: not a link of the file
         stored["contents"] += counts.contents
         touched.extend(counts.ids)
+        stored["in_feeds"] += counts.in_feeds
         if progress is not None:
             progress(min(stored["new"] + stored["merged"], total), total)
 
@@ -225,7 +228,7 @@ async def _apply(store: Store, parsed: ParsedImport, progress: Progress | None, 
     except ImportFileError as exc:  # count_links read the same file without complaint: kept for safety
         raise Invalid(str(exc)) from None
     outcome = _outcome_of(parsed)
-    outcome.new, outcome.contents = stored["new"], stored["contents"]
+    outcome.new, outcome.contents, outcome.in_feeds = stored["new"], stored["contents"], stored["in_feeds"]
     outcome.article_ids = touched
     outcome.merged += stored["merged"]
     if capped:
@@ -254,7 +257,7 @@ async def _apply_parsed(store: Store, parsed: ParsedImport, progress: Progress |
     links = parsed.links
     if progress is not None and links:
         progress(0, len(links))  # the file is read: from here on it is storing
-    known = await store.saved_link_keys(normalize_url) if links else {}
+    known = await store.link_keys() if links else {}
     for start in range(0, len(links), BATCH):
         batch = await asyncio.to_thread(lambda part: [_prepared(link) for link in part], links[start:start + BATCH])
         counts = await store.import_links(batch, parsed.format, known)
@@ -262,6 +265,7 @@ async def _apply_parsed(store: Store, parsed: ParsedImport, progress: Progress |
         outcome.merged += counts.merged
         outcome.contents += counts.contents
         outcome.article_ids.extend(counts.ids)
+        outcome.in_feeds += counts.in_feeds
         if progress is not None:
             progress(min(start + BATCH, len(links)), len(links))
     return outcome

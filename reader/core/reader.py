@@ -30,7 +30,6 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 from markupsafe import Markup, escape
@@ -55,7 +54,7 @@ from ..records import (READING_LIST, Article, ArticleFilter, ArticlePage, Conten
 from ..settings import Settings
 from ..clean.sanitize import valid_text
 from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_terms
-from ..urls import check_url, normalize_url
+from ..urls import check_url
 from ..jobs.worker import Worker
 
 __all__ = ["LANES", "MAX_QUEUE_BATCH", "READING_LIST", "ArticleFilter", "Marked", "QueuedMany", "TakenBack", "parse_filter", "parse_list_page", "MAX_ID", "MAX_LIMIT",
@@ -757,31 +756,11 @@ class Reader:
             raise Invalid("the page sent was empty")
         if len(page) > self.settings.max_page_bytes:
             raise Invalid(f"the page is larger than {self.settings.max_page_bytes:,} bytes")
-        article_id = await self._article_at(checked)
+        article_id = await self._store.article_for(checked)
         if article_id is None:
             article_id, _ = await self._store.save_link(checked, parse_title(title))
         content = Content.from_row(await self._cleaner.finish_with_page(article_id, page, checked))
         return await self.article(article_id), content
-
-    async def _article_at(self, url: str) -> int | None:
-        """The article a page at `url` finishes: the same address, else the same link
-        spelled differently (the address bar keeps a fragment or gains tracking
-        parameters, a host in capitals), compared in their normal form."""
-        article_id = await self._store.article_for(url)
-        if article_id is not None:
-            return article_id
-        try:
-            key = normalize_url(url)
-        except ValueError:
-            return None
-        host = urlsplit(url).hostname or ""
-        for candidate, candidate_url in await self._store.articles_on_host(host):
-            try:
-                if normalize_url(candidate_url) == key:
-                    return candidate
-            except ValueError:
-                continue
-        return None
 
     async def reclean(self, article_id: int) -> tuple[str, str | None]:
         """Clean an article again from its stored raw page, fetching no page: (outcome,

@@ -17,10 +17,12 @@ from .base import (
     _LINE,
     _ONE_ARTICLE_COLUMNS,
     _STATE,
+    FIRST_COPY,
     NOT_DONE,
     StoreBase,
     rows_of,
 )
+from .schema import url_key
 
 
 # How many of the most recently added matches a search ranks by relevance (bm25); older
@@ -417,19 +419,23 @@ class ArticleStore(StoreBase):
             return cur.rowcount > 0
 
     async def save_link(self, url: str, title: str | None = None) -> tuple[int, bool]:
-        """Save any link as an article (no feed). Returns (article id, created); saving the
-        same link twice gives the same article. Nothing is fetched: that takes a tap."""
+        """Save any link as an article (no feed). Returns (article id, created): a link
+        here already in any spelling (saved, imported, or a feed's article) is that
+        article, now saved as well, so saving it never makes a second card. Nothing is
+        fetched: that takes a tap."""
         now = time.time()
+        key = url_key(url)
         async with self._transaction() as db:
-            rows = await rows_of(db, 
-                "SELECT id FROM articles WHERE feed_id IS NULL AND url = ?", (url,)
-            )
+            rows = await rows_of(db, f"SELECT a.id FROM articles a WHERE a.url_key = ? ORDER BY {FIRST_COPY} LIMIT 1",
+                                 (key,))
             if rows:
+                await db.execute("UPDATE articles SET saved_at = ? WHERE id = ? AND saved_at IS NULL",
+                                 (now, rows[0]["id"]))
                 return rows[0]["id"], False
-            rows = await rows_of(db, 
-                "INSERT INTO articles (feed_id, guid, url, title, sort_at, added_at)"
-                " VALUES (NULL, :url, :url, :title, :now, :now) RETURNING id",
-                {"url": url, "title": title or url, "now": now},
+            rows = await rows_of(db,
+                "INSERT INTO articles (feed_id, guid, url, title, sort_at, added_at, url_key, saved_at)"
+                " VALUES (NULL, :url, :url, :title, :now, :now, :key, :now) RETURNING id",
+                {"url": url, "title": title or url, "now": now, "key": key},
             )
             return rows[0]["id"], True
 

@@ -102,6 +102,12 @@ _ARTICLE_LEFT_JOINS = """
 _ARTICLE_JOINS = "articles a" + _ARTICLE_LEFT_JOINS
 
 
+# Which of the articles with one url_key a saved or imported link is, when there are several
+# (two feeds carrying one story): a ready one first, so a link whose text is there is
+# never fetched again, then the oldest. Needs the alias a.
+FIRST_COPY = "EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id) DESC, a.id"
+
+
 # The workers' service order over queue rows q that nobody is cleaning.
 _SERVICE_ORDER = "ORDER BY q.due_at, q.seq"
 

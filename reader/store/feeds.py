@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable
 from typing import Any, cast
@@ -10,6 +11,7 @@ import aiosqlite
 
 from .base import StoreBase, rows_of
 from .rows import FeedRow
+from .schema import url_key
 
 
 async def insert_feed(
@@ -28,10 +30,43 @@ async def insert_feed(
     return rows[0]["id"], False
 
 
-# What unsubscribing never destroys: an article a person starred, or read once it was
-# cleaned (tags and highlights join this when they exist). Needs the alias a.
-_KEPT = """(a.starred_at IS NOT NULL
+# What unsubscribing never destroys: an article a person starred or saved (by hand or an
+# import, also one the feed's article took in), or read once it was cleaned (tags and
+# highlights join this when they exist). Needs the alias a.
+_KEPT = """(a.starred_at IS NOT NULL OR a.saved_at IS NOT NULL
     OR (a.read_at IS NOT NULL AND EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id)))"""
+
+
+async def _adopt_saved(db: aiosqlite.Connection, feed_id: int, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Inside a refresh's transaction: a headline new to this feed whose link is already a
+    saved or imported article (no feed; the same url_key) becomes that article, which
+    joins the feed, instead of a second card: its tags, notes, state, place in the line
+    and text stay, the feed's title, summary, author and date come in (as every later
+    refresh of the item would bring them). Returns the rows left to insert or update.
+    Another feed's article of the same link stays apart (one story in two feeds is not
+    this rule's to merge)."""
+    listed = {r["guid"] for r in await rows_of(
+        db, "SELECT guid FROM articles WHERE feed_id = ? AND guid IN (SELECT value FROM json_each(?))",
+        (feed_id, json.dumps([row["guid"] for row in rows])))}
+    arriving = [row for row in rows if row["guid"] not in listed]
+    saved: dict[str, int] = {}
+    for r in await rows_of(
+            db, "SELECT id, url_key FROM articles WHERE feed_id IS NULL AND url_key IN (SELECT value FROM json_each(?))"
+                " ORDER BY id", (json.dumps([row["url_key"] for row in arriving]),)):
+        saved.setdefault(r["url_key"], r["id"])
+    adopted = {row["guid"]: saved.pop(row["url_key"]) for row in arriving if row["url_key"] in saved}
+    await db.executemany(
+        """
+        UPDATE articles SET feed_id = :feed_id, guid = :guid, url = :url, url_key = :url_key,
+            title = coalesce(nullif(:title, ''), title),
+            summary = CASE WHEN :summary != '' THEN :summary ELSE summary END,
+            summary_text = CASE WHEN :summary_text != '' THEN :summary_text ELSE summary_text END,
+            author = coalesce(:author, author), published = coalesce(:published, published),
+            sort_at = coalesce(:published, sort_at)
+        WHERE id = :id
+        """,
+        [{**row, "id": adopted[row["guid"]]} for row in rows if row["guid"] in adopted])
+    return [row for row in rows if row["guid"] not in adopted]
 
 
 class FeedStore(StoreBase):
@@ -142,19 +177,22 @@ class FeedStore(StoreBase):
             )
             count = "SELECT count(*) AS n FROM articles WHERE feed_id = ?"
             before = (await rows_of(db, count, (feed_id,)))[0]["n"]
+            rows = [{"summary_text": "", **e, "feed_id": feed_id, "now": now, "url_key": url_key(e["url"])}
+                    for e in items]
+            rows = await _adopt_saved(db, feed_id, rows)
             await db.executemany(
                 """
                 INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
-                                      published, sort_at, added_at)
+                                      published, sort_at, added_at, url_key)
                 VALUES (:feed_id, :guid, :url, :title, :summary, :summary_text, :author, :published,
-                        coalesce(:published, :now), :now)
+                        coalesce(:published, :now), :now, :url_key)
                 ON CONFLICT (feed_id, guid) DO UPDATE SET
                     title = excluded.title, summary = excluded.summary, url = excluded.url,
-                    author = excluded.author, summary_text = excluded.summary_text
+                    author = excluded.author, summary_text = excluded.summary_text, url_key = excluded.url_key
                 WHERE (title, summary, url, coalesce(author, ''))
                    IS NOT (excluded.title, excluded.summary, excluded.url, coalesce(excluded.author, ''))
                 """,
-                [{"summary_text": "", **e, "feed_id": feed_id, "now": now} for e in items],
+                rows,
             )
             after = (await rows_of(db, count, (feed_id,)))[0]["n"]
             return int(after - before)

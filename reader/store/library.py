@@ -17,9 +17,10 @@ from typing import Any
 import aiosqlite
 
 from .articles import selection
-from .base import _ARTICLE_JOINS, StoreBase, rows_of
+from .base import _ARTICLE_JOINS, FIRST_COPY, StoreBase, rows_of
 from .rows import NoteRow
 from .feeds import insert_feed
+from .schema import url_key
 
 
 @dataclass(slots=True)
@@ -46,6 +47,7 @@ class ImportLink:
 class LinkCounts:
     new: int = 0
     merged: int = 0  # already there: united with what the file said
+    in_feeds: int = 0  # of those, articles a feed brought (one card for the link, not two)
     contents: int = 0  # texts stored as they came, no fetch
     ids: list[int] = field(default_factory=list)  # every article the links are, new or merged, once each
 
@@ -66,14 +68,13 @@ def _json(values: Sequence[Any]) -> str:
     return json.dumps(list(values))
 
 
-async def _saved_links(db: aiosqlite.Connection, normalize: Any) -> dict[str, int]:
-    """Saved links (no feed) by normalized URL: what an imported link merges into."""
+async def _link_keys(db: aiosqlite.Connection) -> dict[str, int]:
+    """Every article by url_key (FIRST_COPY of those sharing one): what an imported link
+    merges into, a saved link or a feed's article alike."""
     found: dict[str, int] = {}
-    for row in await rows_of(db, "SELECT id, url FROM articles WHERE feed_id IS NULL ORDER BY id"):
-        try:
-            found.setdefault(normalize(row["url"]), row["id"])
-        except ValueError:
-            continue
+    for row in await rows_of(db, f"SELECT a.id, a.url_key FROM articles a WHERE a.url_key IS NOT NULL"
+                                 f" ORDER BY {FIRST_COPY}"):
+        found.setdefault(row["url_key"], row["id"])
     return found
 
 
@@ -81,50 +82,58 @@ class LibraryStore(StoreBase):
 
     # -- import -----------------------------------------------------------------------
 
-    async def saved_link_keys(self, normalize: Any) -> dict[str, int]:
-        """Saved links by normalized URL, read once for a whole import (normalizing every
-        saved URL again for each batch cost more than the import itself)."""
+    async def link_keys(self) -> dict[str, int]:
+        """Every article by the key of its link (articles.url_key), read once for a whole
+        import: each link of the file is looked up in it, and a parser finds highlights'
+        links there."""
         async with self._transaction() as db:
-            return await _saved_links(db, normalize)
+            return await _link_keys(db)
 
     async def import_links(self, links: Sequence[ImportLink], source: str, existing: dict[str, int]) -> LinkCounts:
-        """Bring links in as saved articles, merging by normalized URL with the links
-        already saved: the richer record wins (tags united, read or starred if either
-        was, the earlier time added, a title where there was only the URL, notes and
-        text added where missing). Nothing already there is taken away, so importing the
-        same file twice changes nothing. `existing` is saved_link_keys(), kept up to date
-        here with the links this import adds."""
+        """Bring links in as saved articles, merging by normalized URL with the articles
+        already there, saved links and feeds' articles alike (one card per link): the
+        richer record wins (tags united, read or starred if either was, the earlier time
+        added, a title where there was only the URL, notes and text added where missing),
+        and the article is marked saved. Read if either was: a read is something that
+        happened, and merging only ever adds, so importing the same file twice changes
+        nothing and never brings back as unread what was read here since. `existing` is
+        link_keys(), kept up to date here with the links this import adds."""
         counts = LinkCounts()
         now = time.time()
         async with self._transaction() as db:
-            # a link saved since `existing` was read, by exactly this URL, is merged too
-            unseen = {link.url: link.key for link in links if link.key not in existing}
+            # a link stored since `existing` was read (saved, or a feed's) is merged too
+            unseen = [link.key for link in links if link.key not in existing]
             for row in await rows_of(
-                    db, "SELECT id, url FROM articles WHERE feed_id IS NULL AND url IN (SELECT value FROM json_each(?))",
-                    (_json(list(unseen)),)):
-                existing.setdefault(unseen[row["url"]], row["id"])
+                    db, f"SELECT a.id, a.url_key FROM articles a WHERE a.url_key IN (SELECT value FROM json_each(?))"
+                        f" ORDER BY {FIRST_COPY}", (_json(unseen),)):
+                existing.setdefault(row["url_key"], row["id"])
             fresh = [link for link in links if link.key not in existing]
             counts.new, counts.merged = len(fresh), len(links) - len(fresh)
             await db.executemany(
                 """
                 INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author, published,
-                                      sort_at, added_at, read_at, starred_at)
+                                      sort_at, added_at, read_at, starred_at, url_key, saved_at)
                 VALUES (NULL, :url, :url, :title, :summary, :summary_text, :author, :published,
-                        :added_at, :added_at, :read_at, :starred_at)
+                        :added_at, :added_at, :read_at, :starred_at, :url_key, :added_at)
                 """,
                 [{"url": link.url, "title": link.title or link.url, "summary": link.summary,
                   "summary_text": link.summary_text, "author": link.author, "published": link.published,
                   "added_at": link.added_at or now, "read_at": (link.added_at or now) if link.read else None,
-                  "starred_at": (link.added_at or now) if link.starred else None} for link in fresh],
+                  "starred_at": (link.added_at or now) if link.starred else None, "url_key": url_key(link.url)}
+                 for link in fresh],
             )
             merged = [(existing[link.key], link) for link in links if link.key in existing]
             ids = {link.key: existing[link.key] for link in links if link.key in existing}
-            if fresh:  # their ids, by the exact URL just stored (the articles_saved index)
-                by_url = {r["url"]: r["id"] for r in await rows_of(
-                    db, "SELECT id, url FROM articles WHERE feed_id IS NULL AND url IN (SELECT value FROM json_each(?))",
-                    (_json([link.url for link in fresh]),))}
-                ids.update((link.key, by_url[link.url]) for link in fresh)
-                existing.update((link.key, by_url[link.url]) for link in fresh)
+            if merged:
+                counts.in_feeds = len({r["id"] for r in await rows_of(
+                    db, "SELECT id FROM articles WHERE feed_id IS NOT NULL AND id IN (SELECT value FROM json_each(?))",
+                    (_json([article_id for article_id, _ in merged]),))})
+            if fresh:  # their ids, by the keys just stored (no other article has them)
+                by_key = {r["url_key"]: r["id"] for r in await rows_of(
+                    db, "SELECT id, url_key FROM articles WHERE url_key IN (SELECT value FROM json_each(?))",
+                    (_json([link.key for link in fresh]),))}
+                ids.update((link.key, by_key[link.key]) for link in fresh)
+                existing.update((link.key, by_key[link.key]) for link in fresh)
             counts.ids = list(dict.fromkeys(ids[link.key] for link in links))
             # Merging only ever adds; a state already set keeps its time. Rows with nothing
             # to add are not touched, so the search index is not rewritten for nothing.
@@ -134,9 +143,13 @@ class LibraryStore(StoreBase):
                     read_at = CASE WHEN :read AND read_at IS NULL THEN :when ELSE read_at END,
                     starred_at = CASE WHEN :starred AND starred_at IS NULL THEN :when ELSE starred_at END,
                     title = CASE WHEN title = url AND :title != '' THEN :title ELSE title END,
-                    added_at = min(added_at, :added_at), sort_at = min(sort_at, :added_at)
+                    added_at = min(added_at, :added_at),
+                    -- a feed's article stays where its date puts it in the browse order
+                    sort_at = CASE WHEN feed_id IS NULL THEN min(sort_at, :added_at) ELSE sort_at END,
+                    saved_at = min(coalesce(saved_at, :when), :when)
                 WHERE id = :id AND ((:read AND read_at IS NULL) OR (:starred AND starred_at IS NULL)
-                                    OR (title = url AND :title != '') OR added_at > :added_at)
+                                    OR (title = url AND :title != '') OR added_at > :added_at
+                                    OR saved_at IS NULL OR saved_at > :when)
                 """,
                 [{"id": article_id, "read": link.read, "starred": link.starred, "when": link.added_at or now,
                   "title": link.title, "added_at": link.added_at or float("inf")} for article_id, link in merged],

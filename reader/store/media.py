@@ -7,6 +7,7 @@ from typing import cast
 from ..records import RawPage, StoredImage
 from .base import StoreBase
 from .rows import MediaTotals
+from .schema import url_key
 
 
 class MediaStore(StoreBase):
@@ -55,25 +56,14 @@ class MediaStore(StoreBase):
         return cast(MediaTotals, row)
 
     async def article_for(self, url: str) -> int | None:
-        """The article at this address that a page sent by the browser finishes: one with
-        no text yet (failed ones first, then the newest), else one that has its text."""
+        """The article at this address that a page sent by the browser finishes, the same
+        link in any spelling (the address bar keeps a fragment or gains tracking
+        parameters, a host in capitals; articles.url_key), the very address first: one
+        with no text yet (failed ones first, then the newest), else one that has its text."""
         row = await self._one(
-            "SELECT a.id FROM articles a WHERE a.url = ?"
-            " ORDER BY EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id), a.error IS NULL, a.id DESC"
-            " LIMIT 1",
-            (url,),
+            "SELECT a.id FROM articles a WHERE a.url_key = ?"
+            " ORDER BY a.url != ?, EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id), a.error IS NULL,"
+            " a.id DESC LIMIT 1",
+            (url_key(url), url),
         )
         return None if row is None else int(row["id"])
-
-    async def articles_on_host(self, host: str, limit: int = 1000) -> list[tuple[int, str]]:
-        """(id, url) of the articles whose address is on `host`, in article_for's order,
-        for a page whose address is spelled differently (a fragment, tracking parameters,
-        the host's case). LIKE is a scan, but this runs once per page a person sends."""
-        pattern = "%://" + host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        rows = await self._all(
-            "SELECT a.id, a.url FROM articles a WHERE a.url LIKE ? ESCAPE '\\'"
-            " ORDER BY EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id), a.error IS NULL, a.id DESC"
-            " LIMIT ?",
-            (pattern, limit),
-        )
-        return [(int(r["id"]), str(r["url"])) for r in rows]

@@ -6,20 +6,31 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .base import StoreBase, rows_of
+from .base import FIRST_COPY, StoreBase, rows_of
 from .feeds import insert_feed
 from .library import _tag_ids
+from .schema import url_key
+
+
+def _saved_at(record: dict[str, Any], feed_id: int | None, now: float) -> float | None:
+    """When an exported article was saved: as its record says, and a link without a feed
+    is saved whatever it says (an export made before v15 says nothing)."""
+    saved: float | None = record.get("saved_at")
+    if saved is None and feed_id is None:
+        saved = record.get("added_at") or now
+    return saved
 
 
 class PortableStore(StoreBase):
 
     async def export_articles(self) -> list[dict[str, Any]]:
-        """What an export keeps: saved links, starred articles and every cleaned article,
-        with its feed's URL, its reading state and its cleaned content (c_* columns)."""
+        """What an export keeps: saved links (a feed's article saved too), starred articles
+        and every cleaned article, with its feed's URL, its reading state and its cleaned
+        content (c_* columns)."""
         return await self._all(
             """
             SELECT a.id, a.guid, a.url, a.title, a.summary, a.summary_text, a.author, a.published,
-                   a.sort_at, a.added_at, a.read_at, a.starred_at, a.read_position, a.read_position_at,
+                   a.sort_at, a.added_at, a.read_at, a.starred_at, a.read_position, a.read_position_at, a.saved_at,
                    f.url AS feed_url, f.title AS feed_title,
                    c.article_id IS NOT NULL AS cleaned, c.title AS c_title, c.author AS c_author,
                    c.published AS c_published, c.html AS c_html, c.text AS c_text, c.words AS c_words,
@@ -27,7 +38,7 @@ class PortableStore(StoreBase):
             FROM articles a
             LEFT JOIN feeds f ON f.id = a.feed_id
             LEFT JOIN contents c ON c.article_id = a.id
-            WHERE a.feed_id IS NULL OR a.starred_at IS NOT NULL OR c.article_id IS NOT NULL
+            WHERE a.feed_id IS NULL OR a.saved_at IS NOT NULL OR a.starred_at IS NOT NULL OR c.article_id IS NOT NULL
             ORDER BY a.id
             """
         )
@@ -48,19 +59,28 @@ class PortableStore(StoreBase):
                     counts["feeds"] += created
                     rows = await rows_of(db, 
                         "SELECT id FROM articles WHERE feed_id = ? AND guid = ?", (feed_id, r["guid"]))
+                    if not rows:  # the link saved here already: that article joins the feed (one card)
+                        rows = await rows_of(db, "UPDATE articles SET feed_id = :feed_id, guid = :guid WHERE id = ("
+                                                 "SELECT id FROM articles WHERE feed_id IS NULL AND url_key = :key"
+                                                 " ORDER BY id LIMIT 1) RETURNING id",
+                                             {"feed_id": feed_id, "guid": r["guid"], "key": url_key(r["url"])})
                 else:
-                    rows = await rows_of(db, 
-                        "SELECT id FROM articles WHERE feed_id IS NULL AND url = ?", (r["url"],))
+                    # a saved link is whichever article has its link, a feed's one too
+                    rows = await rows_of(db, f"SELECT a.id FROM articles a WHERE a.url_key = ? ORDER BY {FIRST_COPY}",
+                                         (url_key(r["url"]),))
                 if rows:
                     article_id = rows[0]["id"]
                     cur = await db.execute(
                         """
                         UPDATE articles SET read_at = coalesce(read_at, :read_at),
-                                            starred_at = coalesce(starred_at, :starred_at)
+                                            starred_at = coalesce(starred_at, :starred_at),
+                                            saved_at = coalesce(saved_at, :saved_at)
                         WHERE id = :id AND ((read_at IS NULL AND :read_at IS NOT NULL)
-                                            OR (starred_at IS NULL AND :starred_at IS NOT NULL))
+                                            OR (starred_at IS NULL AND :starred_at IS NOT NULL)
+                                            OR (saved_at IS NULL AND :saved_at IS NOT NULL))
                         """,
-                        {"id": article_id, "read_at": r.get("read_at"), "starred_at": r.get("starred_at")},
+                        {"id": article_id, "read_at": r.get("read_at"), "starred_at": r.get("starred_at"),
+                         "saved_at": _saved_at(r, feed_id, now)},
                     )
                     changed = cur.rowcount > 0
                     # where the person stopped: the newer place wins, as when a device sends one
@@ -78,16 +98,17 @@ class PortableStore(StoreBase):
                         """
                         INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
                                               published, sort_at, added_at, read_at, starred_at,
-                                              read_position, read_position_at)
+                                              read_position, read_position_at, url_key, saved_at)
                         VALUES (:feed_id, :guid, :url, :title, :summary, :summary_text, :author,
                                 :published, :sort_at, :added_at, :read_at, :starred_at,
-                                :read_position, :read_position_at)
+                                :read_position, :read_position_at, :url_key, :saved_at)
                         RETURNING id
                         """,
                         {**{k: r.get(k) for k in ("url", "title", "summary", "summary_text", "author",
                                                   "published", "read_at", "starred_at",
                                                   "read_position", "read_position_at")},
-                         "feed_id": feed_id, "guid": r.get("guid") or r["url"],
+                         "feed_id": feed_id, "guid": r.get("guid") or r["url"], "url_key": url_key(r["url"]),
+                         "saved_at": _saved_at(r, feed_id, now),
                          "sort_at": r.get("sort_at") or r.get("published") or now,
                          "added_at": r.get("added_at") or now},
                     )

@@ -24,6 +24,7 @@ import aiosqlite
 
 from ..errors import StorageError
 from ..clean.sanitize import plain_text
+from ..urls import normalize_url
 
 
 # The current schema, made in one go: what a new file starts as (package data beside this module).
@@ -514,10 +515,147 @@ async def _v12_to_v13(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V13)
 
 
+# Version 14 is made on another branch (done_at) in parallel with version 15: this step
+# stands in for it until the two are merged, when the real one replaces it.
+async def _v13_to_v14(db: aiosqlite.Connection) -> None:
+    pass
+
+
+# Version 15: one article per link. Each article keeps the normal form of its URL
+# (normalize_url: case, default port, fragment, tracking parameters, trailing slash), so a
+# link saved, imported and carried by a feed is found as one article by an index seek
+# instead of a second card whose tap fetched the page again; and when a person or an
+# import saved it, so that a saved link a feed's article took in is still kept like one
+# (unsubscribing keeps it, an export carries it). The copies made before are merged here,
+# key by key, where at most one of them belongs to a feed (two feeds' articles of one link
+# are another matter, left as they are): into the feed's one, else the oldest, nothing of
+# any copy lost (see _merge_copy). The saved-link index by exact URL had only those
+# lookups, which now go by the key.
+SCHEMA_V15 = """
+ALTER TABLE articles ADD COLUMN url_key TEXT;
+ALTER TABLE articles ADD COLUMN saved_at REAL;
+-- speed up "is this link here already", whatever its spelling
+CREATE INDEX articles_by_key ON articles (url_key);
+DROP INDEX articles_saved;
+-- a link saved by hand or an import: saved when it was added (one kept from a feed it left was not)
+UPDATE articles SET saved_at = added_at WHERE feed_id IS NULL AND source IS NULL;
+"""
+
+
+def url_key(url: str) -> str:
+    """articles.url_key (v15): normalize_url, or the URL itself where it cannot be parsed
+    (stored before reader checked every URL), so every article has one."""
+    try:
+        return normalize_url(url)
+    except ValueError:
+        return url
+
+
+async def _v14_to_v15(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V15)
+    rows = list(await db.execute_fetchall("SELECT id, url FROM articles"))
+    await db.executemany("UPDATE articles SET url_key = ? WHERE id = ?", [(url_key(r[1]), r[0]) for r in rows])
+    groups = await db.execute_fetchall(
+        "SELECT url_key FROM articles GROUP BY url_key HAVING count(*) > 1 AND count(feed_id) <= 1")
+    for (key,) in groups:
+        # the feed's article first, then the oldest: that one stays, the others merge into it
+        ids = [r[0] for r in await db.execute_fetchall(
+            "SELECT id FROM articles WHERE url_key = ? ORDER BY feed_id IS NULL, added_at, id", (key,))]
+        for gone in ids[1:]:
+            await _merge_copy(db, ids[0], gone)
+
+
+def _earliest(column: str) -> str:
+    """The earlier of two times where either may be missing (SQL's min() of a NULL is NULL)."""
+    return (f"{column} = CASE WHEN k.{column} IS NULL THEN g.{column} WHEN g.{column} IS NULL THEN k.{column}"
+            f" ELSE min(k.{column}, g.{column}) END")
+
+
+# The tables whose rows name an article and what _merge_copy does with them; a table with an
+# article_id column that is not here (one a later step adds) has its rows moved as they are.
+_MERGED_TABLES = {"contents", "images", "pages", "imported", "queue", "claims", "runs", "article_tags", "notes",
+                  "read_undo"}
+
+
+async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int) -> None:
+    """Merge article `gone` into `keep`, two copies of one link, and delete it: read or
+    starred if either was (and since the earlier time), the earlier time added, saved and
+    first tapped, the newer reading place (as a device's sync decides), a title, summary,
+    author and date where `keep` had none; the tags united, the notes moved. A text one of
+    them has stays with the article (`keep`'s, else `gone`'s with its images, raw page and
+    import record: a link that is ready is never fetched again for a copy); without one,
+    `keep` stays in line if either was. The ledger's runs move with it, and so does the
+    undo of a bulk read. Every count (unread, the reading list, the search index, the
+    library's version) follows by its triggers, since only rows are written."""
+    def has(table: str, article: int) -> str:
+        return f"EXISTS (SELECT 1 FROM {table} WHERE article_id = {article})"
+
+    keep_text = bool(list(await db.execute_fetchall(f"SELECT {has('contents', keep)}"))[0][0])
+    gone_text = bool(list(await db.execute_fetchall(f"SELECT {has('contents', gone)}"))[0][0])
+    newer_place = ("g.read_position IS NOT NULL AND (k.read_position IS NULL"
+                   " OR coalesce(g.read_position_at, 0) > coalesce(k.read_position_at, 0))")
+    ready = "1" if keep_text or gone_text else "0"
+    await db.execute(
+        f"""
+        UPDATE articles AS k SET
+            title = CASE WHEN k.title = k.url AND g.title != g.url THEN g.title ELSE k.title END,
+            summary = CASE WHEN k.summary = '' THEN g.summary ELSE k.summary END,
+            summary_text = CASE WHEN k.summary_text = '' THEN g.summary_text ELSE k.summary_text END,
+            author = coalesce(k.author, g.author), published = coalesce(k.published, g.published),
+            source = coalesce(k.source, g.source),
+            sort_at = CASE WHEN k.feed_id IS NULL THEN min(k.sort_at, g.sort_at) ELSE k.sort_at END,
+            added_at = min(k.added_at, g.added_at),
+            {_earliest("read_at")}, {_earliest("starred_at")}, {_earliest("tapped_at")}, {_earliest("saved_at")},
+            read_position = CASE WHEN {newer_place} THEN g.read_position ELSE k.read_position END,
+            read_position_at = CASE WHEN {newer_place} THEN g.read_position_at ELSE k.read_position_at END,
+            error = CASE WHEN {ready} THEN NULL ELSE coalesce(k.error, g.error) END,
+            failed_at = CASE WHEN {ready} THEN NULL WHEN k.error IS NOT NULL THEN k.failed_at ELSE g.failed_at END
+        FROM articles AS g WHERE k.id = :keep AND g.id = :gone
+        """,
+        {"keep": keep, "gone": gone},
+    )
+    ids = {"keep": keep, "gone": gone}
+    if gone_text and not keep_text:
+        # the text, its images and raw page go over; its HTML names the images by article id
+        await db.execute(
+            """
+            INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
+            SELECT :keep, title, author, published,
+                   replace(html, '/articles/' || :gone || '/images/', '/articles/' || :keep || '/images/'),
+                   text, words, cleaned_at
+            FROM contents WHERE article_id = :gone
+            """, ids)
+        await db.execute("UPDATE OR IGNORE images SET article_id = :keep WHERE article_id = :gone", ids)
+        await db.execute("INSERT OR IGNORE INTO imported (article_id, source, imported_at)"
+                         " SELECT :keep, source, imported_at FROM imported WHERE article_id = :gone", ids)
+        await db.execute("DELETE FROM pages WHERE article_id = :keep AND EXISTS"
+                         " (SELECT 1 FROM pages WHERE article_id = :gone)", ids)
+        await db.execute("DELETE FROM queue WHERE article_id = :keep", ids)
+    if gone_text or not keep_text:
+        await db.execute("UPDATE OR IGNORE pages SET article_id = :keep WHERE article_id = :gone", ids)
+    if not keep_text and not gone_text:
+        await db.execute("UPDATE OR IGNORE queue SET article_id = :keep WHERE article_id = :gone", ids)
+    await db.execute("INSERT OR IGNORE INTO article_tags (article_id, tag_id)"
+                     " SELECT :keep, tag_id FROM article_tags WHERE article_id = :gone", ids)
+    await db.execute(
+        """
+        UPDATE notes SET article_id = :keep WHERE article_id = :gone AND NOT EXISTS (
+            SELECT 1 FROM notes n WHERE n.article_id = :keep AND n.text = notes.text AND n.comment IS notes.comment)
+        """, ids)
+    await db.execute("UPDATE runs SET article_id = :keep WHERE article_id = :gone", ids)
+    await db.execute("UPDATE OR IGNORE read_undo SET article_id = :keep WHERE article_id = :gone", ids)
+    for (table,) in await db.execute_fetchall(
+            "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c"
+            " WHERE m.type = 'table' AND c.name = 'article_id'"):
+        if table not in _MERGED_TABLES:
+            await db.execute(f'UPDATE OR IGNORE "{table}" SET article_id = :keep WHERE article_id = :gone', ids)
+    await db.execute("DELETE FROM articles WHERE id = :gone", ids)  # what is left of it goes by its cascades
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
-    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13]
+    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15]
 
 
 # Tables every reader database has had since version 1.

@@ -1,4 +1,4 @@
--- reader's database, schema version 12: every table, index and trigger, and what each is for.
+-- reader's database, schema version 15: every table, index and trigger, and what each is for.
 --
 -- A new file is made from this script (schema.py). A file made by an older reader gets here
 -- by the numbered migrations in schema.py instead, and tests/store/test_schema.py checks that
@@ -56,6 +56,10 @@ CREATE TABLE articles (
     -- time (opened without a tap). NULL while not ready, so `tap_order IS NOT NULL` is the ready
     -- state's own test and the indexes on it hold only ready articles
     tap_order        REAL,
+    -- normalize_url(url) (schema.url_key): every spelling of one link has the same, so a link
+    -- saved, imported and carried by a feed is one article
+    url_key          TEXT,
+    saved_at         REAL,                       -- saved by a person or an import: kept like a saved link
     UNIQUE (feed_id, guid)
 );
 -- speed up the browse page: newest first, keyset pagination on (sort_at, id)
@@ -69,8 +73,8 @@ CREATE INDEX articles_starred ON articles (starred_at) WHERE starred_at IS NOT N
 CREATE INDEX articles_unread ON articles (feed_id) WHERE read_at IS NULL;
 -- speed up the failed filter: failures are rare, so a scan of the browse order would be long
 CREATE INDEX articles_failed ON articles (sort_at DESC, id DESC) WHERE error IS NOT NULL;
--- speed up "is this link saved already"
-CREATE INDEX articles_saved ON articles (url) WHERE feed_id IS NULL;
+-- speed up "is this link here already", whatever its spelling
+CREATE INDEX articles_by_key ON articles (url_key);
 -- speed up the library's order: when each link was saved
 CREATE INDEX articles_by_added ON articles (added_at DESC, id DESC);
 -- speed up the ready list and reading through it: next and previous are one seek each
@@ -462,4 +466,4 @@ CREATE INDEX sync_tokens_by_password ON sync_tokens (password_id);
 
 
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 13;
+PRAGMA user_version = 15;

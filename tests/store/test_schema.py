@@ -111,7 +111,7 @@ def test_the_comparison_sees_what_schema_sql_lacks(tmp_path):
         "ALTER TABLE articles ADD COLUMN extra TEXT",
         "ALTER TABLE feeds ADD COLUMN note2 TEXT NOT NULL DEFAULT ''",
         "CREATE INDEX articles_extra ON articles (guid)",
-        "DROP INDEX articles_saved",
+        "DROP INDEX articles_by_key",
         "DROP TRIGGER unread_update",
         "PRAGMA user_version = 999",
     ]):

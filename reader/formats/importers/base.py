@@ -485,7 +485,7 @@ class Streamer(Collector):
     on the parser's thread and returns once they are stored, so memory holds one batch, not the
     file. Within a batch duplicates merge as in Collector; a duplicate of a link already
     handed on goes on again, and the store unites it with what it stored (counted as
-    already there). `stored` is the store's keys of saved links, which flush keeps up to
+    already there). `stored` is the store's keys of its articles' links, which flush keeps up to
     date: highlights for one of them go on with the next batch, as a record of its own
     (`held` counts those: not links of the file). At most `limit` links: past it, Full."""
 
