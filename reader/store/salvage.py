@@ -19,7 +19,8 @@ _BLIND_STEPS = 1_000_000
 
 _ARTICLE = """
     SELECT a.id, a.guid, a.url, a.title, a.summary, a.summary_text, a.author, a.published,
-           a.sort_at, a.added_at, a.read_at, a.starred_at, a.read_position, a.read_position_at, a.feed_id
+           a.sort_at, a.added_at, a.read_at, a.starred_at, a.read_position, a.read_position_at, a.feed_id,
+           {saved_at} AS saved_at
     FROM articles a WHERE a.id = ?
 """
 _CONTENT = """
@@ -122,14 +123,19 @@ def salvage(path: Path) -> Salvage:
         result.feeds, result.lost_feeds = _each(
             db, "feeds", lambda key: _one(db, "SELECT id, url, title, site_url FROM feeds WHERE id = ?", key))
         feeds = {f["id"]: f for f in result.feeds}
-        rows, result.lost_articles = _each(db, "articles", lambda key: _one(db, _ARTICLE, key))
+        try:  # a file from before v15 has no saved_at; one whose schema cannot be read is taken as current
+            columns = {row[1] for row in db.execute("PRAGMA table_info(articles)")}
+        except sqlite3.DatabaseError:
+            columns = {"saved_at"}
+        article = _ARTICLE.format(saved_at="a.saved_at" if "saved_at" in columns else "NULL")
+        rows, result.lost_articles = _each(db, "articles", lambda key: _one(db, article, key))
         for row in rows:
             try:
                 content = _one(db, _CONTENT, row["id"])
             except sqlite3.DatabaseError:
                 content = None
                 result.lost_contents += 1
-            if row["feed_id"] is not None and row["starred_at"] is None and content is None:
+            if row["feed_id"] is not None and row["starred_at"] is None and row["saved_at"] is None and content is None:
                 continue  # an export keeps saved links, starred and cleaned articles
             feed = feeds.get(row["feed_id"]) or {}
             result.articles.append({**row, **(content or _NO_CONTENT), "feed_url": feed.get("url"),

@@ -7,10 +7,11 @@ and pages on 127.0.0.1, a real SQLite file, the counts checked against count(*).
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from pathlib import Path
 
-from reader.core import running
+from reader.core import library, running
 
 from ..helpers import RSS, article_html, published, rss
 from ..loopback import LoopbackServer
@@ -165,3 +166,26 @@ async def test_importing_first_then_subscribing_gives_the_feed_the_saved_article
         assert len(await reader.articles(limit=100)) == 8 + own + 1
         assert tags_of(settings.db, capitals.id) == {"caps"}
         counters_match(settings.db)
+
+
+async def test_a_saved_feed_article_goes_out_in_the_export_and_comes_back_as_one_saved_card(settings, pages, tmp_path):
+    feed_url, links = feed_and_pages(pages)
+    async with running(settings, worker=False) as reader:
+        feed_id = (await reader.subscribe(feed_url)).feed_id
+        saved, created = await reader.save(links[4] + "?utm_source=share")
+        assert not created and saved.feed_id == feed_id
+    out = tmp_path / "export.json"
+    await library.export(settings, out)
+    exported = {a["url"]: a for a in json.loads(out.read_text())["articles"]}
+    assert set(exported) == {links[4]}  # the feed's other items are neither saved, starred nor cleaned
+    assert exported[links[4]]["saved_at"] is not None and exported[links[4]]["feed_url"] == feed_url
+
+    # into a library that saved the link by hand: that card joins the feed, still saved
+    other = settings.replace(db=tmp_path / "other.db")
+    async with running(other, worker=False) as reader:
+        mine, _ = await reader.save(links[4] + "#top")
+        await reader.import_path(out, fetch=False)
+        [only] = await reader.articles(limit=100)
+        assert only.id == mine.id and only.feed_id is not None
+        assert await reader.unsubscribe(only.feed_id) == (1, 0)
+    assert one_per_key(other.db) == []
