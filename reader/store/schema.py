@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib.resources import files
 
 import aiosqlite
@@ -555,14 +555,28 @@ async def _v14_to_v15(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V15)
     rows = list(await db.execute_fetchall("SELECT id, url FROM articles"))
     await db.executemany("UPDATE articles SET url_key = ? WHERE id = ?", [(url_key(r[1]), r[0]) for r in rows])
-    groups = await db.execute_fetchall(
-        "SELECT url_key FROM articles GROUP BY url_key HAVING count(*) > 1 AND count(feed_id) <= 1")
-    for (key,) in groups:
-        # the feed's article first, then the oldest: that one stays, the others merge into it
-        ids = [r[0] for r in await db.execute_fetchall(
-            "SELECT id FROM articles WHERE url_key = ? ORDER BY feed_id IS NULL, added_at, id", (key,))]
-        for gone in ids[1:]:
-            await _merge_copy(db, ids[0], gone)
+    # per link, the feed's article first, then the oldest: that one stays, the others merge into it
+    copies: dict[str, list[int]] = {}
+    for key, article in await db.execute_fetchall(
+            """
+            SELECT url_key, id FROM articles WHERE url_key IN (
+                SELECT url_key FROM articles GROUP BY url_key HAVING count(*) > 1 AND count(feed_id) <= 1)
+            ORDER BY url_key, feed_id IS NULL, added_at, id
+            """):
+        copies.setdefault(key, []).append(article)
+    others = [table for (table,) in await db.execute_fetchall(
+        "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name = 'article_id'")
+        if table not in _MERGED_TABLES]
+    pairs = [(ids[0], gone) for ids in copies.values() for gone in ids[1:]]
+    for keep, gone in pairs:
+        await _merge_copy(db, keep, gone, others)
+    # The ledger's runs in one pass: it has no index by article, so a statement per copy
+    # read every run each time
+    await db.execute("CREATE TEMP TABLE merged_into (gone INTEGER PRIMARY KEY, keep INTEGER NOT NULL)")
+    await db.executemany("INSERT INTO merged_into (keep, gone) VALUES (?, ?)", pairs)
+    await db.execute("UPDATE runs SET article_id = (SELECT keep FROM merged_into WHERE gone = runs.article_id)"
+                     " WHERE article_id IN (SELECT gone FROM merged_into)")
+    await db.execute("DROP TABLE temp.merged_into")
 
 
 def _earliest(column: str) -> str:
@@ -577,21 +591,28 @@ _MERGED_TABLES = {"contents", "images", "pages", "imported", "queue", "claims", 
                   "read_undo"}
 
 
-async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int) -> None:
+async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int, others: Sequence[str]) -> None:
     """Merge article `gone` into `keep`, two copies of one link, and delete it: read or
     starred if either was (and since the earlier time), the earlier time added, saved and
     first tapped, the newer reading place (as a device's sync decides), a title, summary,
     author and date where `keep` had none; the tags united, the notes moved. A text one of
     them has stays with the article (`keep`'s, else `gone`'s with its images, raw page and
     import record: a link that is ready is never fetched again for a copy); without one,
-    `keep` stays in line if either was. The ledger's runs move with it, and so does the
-    undo of a bulk read. Every count (unread, the reading list, the search index, the
-    library's version) follows by its triggers, since only rows are written."""
-    def has(table: str, article: int) -> str:
-        return f"EXISTS (SELECT 1 FROM {table} WHERE article_id = {article})"
+    `keep` stays in line if either was. The undo of a bulk read moves with it, and so do
+    the rows of `others` (tables with an article_id column this step does not know), as
+    they are; the ledger's runs are moved by the caller. Every count (unread, the reading
+    list, the search index, the library's version) follows by its triggers, since only
+    rows are written. Only the statements with something to move run: most copies are a
+    bare saved link, and each statement is a trip to the database's thread."""
+    ids = {"keep": keep, "gone": gone}
 
-    keep_text = bool(list(await db.execute_fetchall(f"SELECT {has('contents', keep)}"))[0][0])
-    gone_text = bool(list(await db.execute_fetchall(f"SELECT {has('contents', gone)}"))[0][0])
+    def has(table: str, article: str) -> str:
+        return f"EXISTS (SELECT 1 FROM {table} WHERE article_id = :{article})"
+
+    [found] = await db.execute_fetchall(
+        f"SELECT {has('contents', 'keep')}, {has('contents', 'gone')}, {has('pages', 'gone')}, {has('queue', 'gone')},"
+        f" {has('article_tags', 'gone')}, {has('notes', 'gone')}, {has('read_undo', 'gone')}", ids)
+    keep_text, gone_text, gone_page, gone_queued, gone_tags, gone_notes, gone_undo = map(bool, found)
     newer_place = ("g.read_position IS NOT NULL AND (k.read_position IS NULL"
                    " OR coalesce(g.read_position_at, 0) > coalesce(k.read_position_at, 0))")
     ready = "1" if keep_text or gone_text else "0"
@@ -612,9 +633,8 @@ async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int) -> None:
             failed_at = CASE WHEN {ready} THEN NULL WHEN k.error IS NOT NULL THEN k.failed_at ELSE g.failed_at END
         FROM articles AS g WHERE k.id = :keep AND g.id = :gone
         """,
-        {"keep": keep, "gone": gone},
+        ids,
     )
-    ids = {"keep": keep, "gone": gone}
     if gone_text and not keep_text:
         # the text, its images and raw page go over; its HTML names the images by article id
         await db.execute(
@@ -628,27 +648,27 @@ async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int) -> None:
         await db.execute("UPDATE OR IGNORE images SET article_id = :keep WHERE article_id = :gone", ids)
         await db.execute("INSERT OR IGNORE INTO imported (article_id, source, imported_at)"
                          " SELECT :keep, source, imported_at FROM imported WHERE article_id = :gone", ids)
-        await db.execute("DELETE FROM pages WHERE article_id = :keep AND EXISTS"
-                         " (SELECT 1 FROM pages WHERE article_id = :gone)", ids)
+        if gone_page:
+            await db.execute("DELETE FROM pages WHERE article_id = :keep", ids)
         await db.execute("DELETE FROM queue WHERE article_id = :keep", ids)
-    if gone_text or not keep_text:
+    if gone_page and (gone_text or not keep_text):
         await db.execute("UPDATE OR IGNORE pages SET article_id = :keep WHERE article_id = :gone", ids)
-    if not keep_text and not gone_text:
+    if gone_queued and not keep_text and not gone_text:
         await db.execute("UPDATE OR IGNORE queue SET article_id = :keep WHERE article_id = :gone", ids)
-    await db.execute("INSERT OR IGNORE INTO article_tags (article_id, tag_id)"
-                     " SELECT :keep, tag_id FROM article_tags WHERE article_id = :gone", ids)
-    await db.execute(
-        """
-        UPDATE notes SET article_id = :keep WHERE article_id = :gone AND NOT EXISTS (
-            SELECT 1 FROM notes n WHERE n.article_id = :keep AND n.text = notes.text AND n.comment IS notes.comment)
-        """, ids)
-    await db.execute("UPDATE runs SET article_id = :keep WHERE article_id = :gone", ids)
-    await db.execute("UPDATE OR IGNORE read_undo SET article_id = :keep WHERE article_id = :gone", ids)
-    for (table,) in await db.execute_fetchall(
-            "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c"
-            " WHERE m.type = 'table' AND c.name = 'article_id'"):
-        if table not in _MERGED_TABLES:
-            await db.execute(f'UPDATE OR IGNORE "{table}" SET article_id = :keep WHERE article_id = :gone', ids)
+    if gone_tags:
+        await db.execute("INSERT OR IGNORE INTO article_tags (article_id, tag_id)"
+                         " SELECT :keep, tag_id FROM article_tags WHERE article_id = :gone", ids)
+    if gone_notes:
+        await db.execute(
+            """
+            UPDATE notes SET article_id = :keep WHERE article_id = :gone AND NOT EXISTS (
+                SELECT 1 FROM notes n WHERE n.article_id = :keep AND n.text = notes.text
+                AND n.comment IS notes.comment)
+            """, ids)
+    if gone_undo:
+        await db.execute("UPDATE OR IGNORE read_undo SET article_id = :keep WHERE article_id = :gone", ids)
+    for table in others:
+        await db.execute(f'UPDATE OR IGNORE "{table}" SET article_id = :keep WHERE article_id = :gone', ids)
     await db.execute("DELETE FROM articles WHERE id = :gone", ids)  # what is left of it goes by its cascades
 
 
