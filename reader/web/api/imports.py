@@ -26,7 +26,8 @@ async def import_job(request: Request) -> Response:
     o = job.outcome
     if o is not None:
         answer["report"] = {
-            "format": o.format, "summary": o.summary(), "new": o.new, "merged": o.merged, "contents": o.contents,
+            "format": o.format, "summary": o.summary(), "new": o.new, "merged": o.merged, "in_feeds": o.in_feeds,
+            "contents": o.contents,
             "feeds_new": o.feeds_new, "feeds_there": o.feeds_there, "states": o.states,
             "skipped": [{"where": where, "reason": why} for where, why in o.skipped],
             "skipped_not_listed": o.skipped_not_listed, "notes": o.notes, "refused_feeds": o.refused_feeds,
