@@ -101,7 +101,14 @@ class LibraryStore(StoreBase):
         counts = LinkCounts()
         now = time.time()
         async with self._transaction() as db:
-            # a link stored since `existing` was read (saved, or a feed's) is merged too
+            # an article `existing` names may be gone since it was read (its feed unsubscribed):
+            # its link is looked up again, and a link stored since (saved, or a feed's) is merged too
+            named = {existing[link.key] for link in links if link.key in existing}
+            present = {r["id"] for r in await rows_of(
+                db, "SELECT id FROM articles WHERE id IN (SELECT value FROM json_each(?))", (_json(sorted(named)),))}
+            for link in links:
+                if existing.get(link.key, 0) not in present:
+                    existing.pop(link.key, None)
             unseen = [link.key for link in links if link.key not in existing]
             for row in await rows_of(
                     db, f"SELECT a.id, a.url_key FROM articles a WHERE a.url_key IN (SELECT value FROM json_each(?))"

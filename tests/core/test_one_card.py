@@ -12,6 +12,8 @@ import sqlite3
 from pathlib import Path
 
 from reader.core import library, running
+from reader.store import ImportLink, Store
+from reader.urls import normalize_url
 
 from ..helpers import RSS, article_html, published, rss
 from ..loopback import LoopbackServer
@@ -189,3 +191,20 @@ async def test_a_saved_feed_article_goes_out_in_the_export_and_comes_back_as_one
         assert only.id == mine.id and only.feed_id is not None
         assert await reader.unsubscribe(only.feed_id) == (1, 0)
     assert one_per_key(other.db) == []
+
+
+async def test_an_import_whose_feed_article_went_meanwhile_brings_the_link_in_anew(tmp_path):
+    async with await Store.open(tmp_path / "reader.db") as store:
+        feed_id, _ = await store.add_feed("http://127.0.0.1/feed.xml")
+        await store.store_feed_entries(feed_id, title="F", site_url=None, etag=None, last_modified=None, entries=[
+            {"guid": "1", "url": "http://127.0.0.1/one/", "title": "One", "summary": "", "author": None,
+             "published": None}])
+        known = await store.link_keys()  # read at the import's start
+        assert await store.delete_feed(feed_id) == (0, 1)  # unsubscribed while the file is read
+        link = ImportLink(url="http://127.0.0.1/one?utm_source=x", key=normalize_url("http://127.0.0.1/one"),
+                          title="One", tags={"kept"}, added_at=1600000000, read=False, starred=False, author=None,
+                          published=None, summary="", summary_text="", content=None, notes=[])
+        counts = await store.import_links([link], "pocket-csv", known)
+        assert (counts.new, counts.merged) == (1, 0)
+        [article] = await store.list_articles()
+        assert article["feed_id"] is None and (await store.tags_of([article["id"]]))[article["id"]] == ["kept"]
