@@ -39,6 +39,7 @@ class Article:
     state: str  # one of store.STATES
     read_position: float | None = None  # how far through the text the person got, 0 to 1
     read_position_at: float | None = None  # when they got there (their device's clock)
+    done_at: float | None = None  # read to the end or said done: off the reading list (None: not done)
     position: int | None = None  # in the line, while queued
     wait: float | None = None  # estimated seconds until ready, while queued (None: nothing honest to say)
     capacity: int | None = None  # articles the live workers clean at once, while queued
@@ -46,15 +47,10 @@ class Article:
     tags: tuple[str, ...] = ()  # sorted by name, any case
 
     @property
-    def in_progress(self) -> bool:
-        """Opened (so read) and left short of the end: still on the reading list, and
-        marking it read means done with it."""
-        return self.read_at is not None and self.read_position is not None and self.read_position < FINISHED
-
-    @property
     def done(self) -> bool:
-        """Read, and not left part-way: what "mark read" and the unread mark go by."""
-        return self.read_at is not None and not self.in_progress
+        """Done with it: off the reading list. Another fact than read (opening an article,
+        a bulk read, a native app's read never make it done)."""
+        return self.done_at is not None
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any], **given: Any) -> Article:
@@ -95,8 +91,9 @@ _FEED_FIELDS = dataclasses.fields(Feed)
 @dataclass(frozen=True)
 class ArticleFilter:
     """Which articles a list shows: every filter combines with the others. The reading
-    list is `state="ready", unread=True` (a ready list is in tap order, oldest first; every
-    other list is newest first, a search best match first)."""
+    list is `state="ready", unread=True`: on a ready list, unread means not done (a ready
+    list is in tap order, oldest first; every other list is newest first, a search best
+    match first)."""
 
     state: str | None = None
     feed_id: int | None = None
@@ -123,8 +120,9 @@ READING_LIST = ArticleFilter(state="ready", unread=True)
 
 @dataclass
 class Marked:
-    """What a bulk read or unread changed: exactly these articles, all stamped with
-    `stamp` (the read_at they now share, which is how an undo finds them; None for unread)."""
+    """What a bulk read or unread (or done or not done) changed: exactly these articles,
+    all stamped with `stamp` (the read_at, or done_at, they now share, which is how an undo
+    finds them; None for unread and not done)."""
 
     ids: list[int]
     stamp: float | None

@@ -167,7 +167,8 @@ class Settings:
         "largest EPUB edition (text and images, before compression); articles past it wait for the next one", int)
     edition_marks_read: bool = _setting(
         "READER_EDITION_MARKS_READ", False,
-        "mark an edition's articles read once /edition.epub or `reader edition` has delivered it", _bool)
+        "mark an edition's articles read and done (off the reading list) once /edition.epub or"
+        " `reader edition` has delivered it", _bool)
     offline_max_bytes: int = _setting(
         "READER_OFFLINE_MAX_BYTES", 200_000_000,
         "most a device keeps for offline reading (the reading list's pages and images); past it, the"

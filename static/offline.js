@@ -5,8 +5,8 @@
      or this page is a saved copy (the service worker answered from its cache, marking
      <html data-saved-copy>: the server is down, or the network does not lead to it, while
      navigator.onLine says true), or a tap's request found no server.
-   - Offline actions. While reader cannot be reached, a tap on star, mark read (or unread)
-     or unqueue is kept in IndexedDB (the "outbox"), the button shows the new state at
+   - Offline actions. While reader cannot be reached, a tap on star, mark read (or unread),
+     done (or not done) or unqueue is kept in IndexedDB (the "outbox"), the button shows the new state at
      once, and the outbox is sent, oldest first, when reader answers again (tried every few
      seconds, when the network is back, and on every page load). Opening a saved copy of
      an unread article is kept the same way (it is read once reader hears of it, as an
@@ -18,9 +18,9 @@
    - The reading position: how far through the text the person is (a fraction, not pixels),
      saved as they read (at most every few seconds, and when the page is left), kept on the
      device too, and restored on opening: the newer of reader's and the device's. Only a
-     place the person moved to is sent: opening and leaving sends nothing. Once they mark
-     the article read by hand, nothing more is sent from this page (a last place sent on
-     leaving would put a finished article back on the reading list). */
+     place the person moved to is sent: opening and leaving sends nothing. A place at the
+     end makes the article done (off the reading list); a place sent later never puts it
+     back (that is "not done", a tap of its own). */
 (function () {
   "use strict";
 
@@ -140,16 +140,19 @@
   }
 
   // The pages' own forms for these actions, as the JSON API's calls.
-  var FORM = /^\/articles\/(\d+)\/(star|read|unqueue)$/;
-  var LABELS = { star: ["star", "unstar"], read: ["mark read", "mark unread"] };
+  var FORM = /^\/articles\/(\d+)\/(star|read|unqueue|done)$/;
+  var LABELS = { star: ["star", "unstar"], read: ["mark read", "mark unread"], done: ["done", "not done"] };
+
+  // A toggle's field: `value` (on or off), or done's own `done` (1 or 0).
+  function toggle(form) { return form.querySelector('input[name="value"], input[name="done"]'); }
 
   function asAction(form) {
     var found = FORM.exec(form.getAttribute("action") || "");
     if (!found) return null;
     var id = found[1], kind = found[2];
     if (kind === "unqueue") return { kind: kind, method: "DELETE", path: "/api/articles/" + id + "/queue" };
-    var value = form.querySelector('input[name="value"]');
-    var on = value && value.value === "on";
+    var value = toggle(form);
+    var on = !!value && (value.value === "on" || value.value === "1");
     return { kind: kind, on: on, method: on ? "POST" : "DELETE", path: "/api/articles/" + id + "/" + kind };
   }
 
@@ -160,8 +163,9 @@
       button.disabled = true;
       return;
     }
-    var value = form.querySelector('input[name="value"]');
-    value.value = action.on ? "off" : "on";
+    var value = toggle(form);
+    if (value.name === "done") value.value = action.on ? "0" : "1";
+    else value.value = action.on ? "off" : "on";
     button.textContent = LABELS[action.kind][action.on ? 1 : 0];
     if (button.hasAttribute("aria-pressed")) button.setAttribute("aria-pressed", action.on ? "true" : "false");
   }
@@ -178,8 +182,7 @@
     var form = event.target;
     var action = form && asAction(form);
     if (!action) return;
-    if (action.kind === "read" && action.path === "/api/articles/" + readingId() + "/read") finishedByHand = action.on;
-    // "Mark read and next" is a plain form (a 303 to the next article): sent through the
+    // "Mark read and next" ("Done and next") is a plain form (a 303 to the next article): sent through the
     // outbox whenever it can be, so that a server gone since the page loaded leaves a kept
     // action and a saved next article, not the browser's error page.
     var next = form.closest(".read-through") && form.querySelector('input[name="next"]');
@@ -225,11 +228,11 @@
     window.scrollTo(0, Math.max(0, y));
   }
 
-  var saved = null, timer = null, moved = false, finishedByHand = false;
+  var saved = null, timer = null, moved = false;
   function savePosition() {
     timer = null;
     var r = reading();
-    if (!r || !moved || finishedByHand) return;
+    if (!r || !moved) return;
     var position = Math.round(fraction() * 10000) / 10000;
     if (saved !== null && Math.abs(position - saved) < 0.005) return;
     saved = position;

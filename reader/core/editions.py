@@ -1,4 +1,4 @@
-"""Editions from the library: the reading list (ready and not done with) as one EPUB, one
+"""Editions from the library: the reading list (ready and not done) as one EPUB, one
 article as an EPUB, and the OPDS catalog listing them. The core supplies the articles
 and their cleaned text; reader/edition turns them into bytes; the pages and the CLI
 only choose the filters and deliver the result.
@@ -54,7 +54,7 @@ class Filters:
 
 
 async def reading_list(reader: Reader, filters: Filters, limit: int = MAX_EDITION_ARTICLES) -> list[Article]:
-    """The reading list's articles (ready, unread or left part-way), in the listing's order, page after page."""
+    """The reading list's articles (ready and not done), in the listing's order, page after page."""
     found: list[Article] = []
     before: int | None = None
     while len(found) < limit:
@@ -95,7 +95,7 @@ async def make_edition(reader: Reader, filters: Filters, *, title: str | None = 
     # Turning a few hundred articles into XHTML takes seconds of CPU: Reader.epub does it
     # in the extraction pool, so the event loop keeps answering meanwhile.
     edition = await reader.epub(book_articles, title=title or edition_title(filters, feed_title),
-                                max_bytes=max_bytes, description="Ready and unread articles from reader.")
+                                max_bytes=max_bytes, description="The reading list from reader: ready, not done yet.")
     skipped = len(articles) - len(book_articles)
     return Edition(edition.data, edition.included, edition.left_out + skipped, edition.identifier)
 
@@ -139,16 +139,19 @@ async def catalog(reader: Reader, origin: str, filters: Filters = Filters()) -> 
 
 
 def download_marks_read(reader: Reader, edition: Edition, by: OpenedBy) -> bool:
-    """Whether downloading this edition marks its articles read: a setting, and only for
-    the person (an e-reader app, or reader's own link). A download another site's page
-    started marks nothing: any page a person visited could send them here to empty their
-    reading list."""
+    """Whether downloading this edition marks its articles read and done: a setting, and
+    only for the person (an e-reader app, or reader's own link). A download another site's
+    page started marks nothing: any page a person visited could send them here to empty
+    their reading list."""
     return reader.settings.edition_marks_read and bool(edition.included) and marks_read(by)
 
 
 async def mark_read_after_download(reader: Reader, article_ids: Sequence[int | str]) -> None:
-    for article_id in article_ids:
-        await reader.mark_read(int(article_id))
+    """The articles went to the e-reader: read, and done here (off the reading list, so the
+    next edition does not bring them again)."""
+    ids = [int(article_id) for article_id in article_ids]
+    await reader.mark_many(True, ids=ids)
+    await reader.done_many(True, ids=ids)
 
 
 def article_urn(article: Article) -> str:

@@ -33,6 +33,7 @@ from ..formats.importers import FeedRecord, ImportFileError, LinkRecord, Note, b
 from .imports import ImportOutcome
 from ..formats.opml import build_opml, parse_opml
 from ..clean.sanitize import clean_html, plain_text, valid_text
+from ..records import FINISHED
 from ..store import Store
 from ..store.salvage import Salvage, salvage
 from ..urls import http_url
@@ -131,6 +132,8 @@ def _article_record(row: dict[str, Any], sources: Mapping[tuple[int, str], str] 
         # where the person stopped (a fraction of the text) and when they got there
         "read_position": row["read_position"], "read_position_at": row["read_position_at"],
     }
+    if "done_at" in row:  # when they were done with it (off the reading list); a salvaged file
+        record["done_at"] = row["done_at"]  # from before schema v14 has none: see _done_at
     if row["cleaned"]:
         record["content"] = {key: row["c_" + key] for key in
                              ("title", "author", "published", "html", "text", "words", "cleaned_at")}
@@ -270,6 +273,15 @@ def _position(raw: dict[str, Any]) -> tuple[float | None, float | None]:
     return position, at
 
 
+def _done_at(raw: dict[str, Any], read_at: float | None, position: float | None) -> float | None:
+    """When the person was done with the article. An export from before schema v14 has no
+    done_at: read and not left part-way was off the reading list then, so it is done as of
+    its read time, as the migration makes such an article."""
+    if "done_at" in raw:
+        return _number(raw.get("done_at"))
+    return read_at if read_at is not None and (position is None or position >= FINISHED) else None
+
+
 def _folder(value: Any) -> str | None:
     return " ".join(value.split())[:200] or None if isinstance(value, str) else None
 
@@ -295,6 +307,7 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
         "tags": _tags(raw.get("tags")), "notes": _notes(raw.get("notes")),
     }
     record["read_position"], record["read_position_at"] = _position(raw)
+    record["done_at"] = _done_at(raw, record["read_at"], record["read_position"])
     content = raw.get("content")
     if isinstance(content, dict) and isinstance(content.get("html"), str):
         text = _text(content.get("text")) or ""

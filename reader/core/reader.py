@@ -418,12 +418,25 @@ class Reader:
         """Undo one bulk read: exactly the articles it changed are unread again."""
         return await self._store.unmark_stamp(stamp)
 
+    async def done_many(self, done: bool, *, ids: Sequence[int] | None = None, within: ArticleFilter | None = None,
+                        until: int | None = None) -> Marked:
+        """Done (or not done) in bulk: these articles, or everything the filter matches up
+        to article `until` (the reading list's filter: all of it). Only articles whose state
+        changes count; `stamp` is what `undo_done` takes."""
+        changed, stamp = await self._store.done_many(done, **_selection(ids, within, until))
+        return Marked(ids=changed, stamp=stamp if done and changed else None)
+
+    async def undo_done(self, stamp: float) -> list[int]:
+        """Undo one bulk done: exactly the articles it changed are back on the reading list,
+        each in its place."""
+        return await self._store.undone_stamp(stamp)
+
     async def unread_counts(self) -> dict[int | None, int]:
         """Unread articles per feed id (None: saved links)."""
         return await self._store.unread_counts()
 
     async def reading_count(self) -> int:
-        """The reading list's length: cleaned and not done with (unread, or left part-way)."""
+        """The reading list's length: cleaned and not done (read or not)."""
         return await self._store.reading_count()
 
     async def newest_id(self) -> int:
@@ -495,17 +508,23 @@ class Reader:
         return await self.article(article_id)
 
     async def mark_read(self, article_id: int, read: bool = True) -> Article:
-        """Mark read by hand: done with it, so it leaves the reading list even if it was
-        left part-way (its place moves to the end). Unread: back on the list, and one read
-        to the end starts over."""
+        """Mark read by hand, or unread (one read to the end starts over). Read is not done:
+        an article on the reading list stays there (`mark_done` takes it off)."""
         if not await self._store.mark_read(article_id, read):
+            raise NotFound("no such article")
+        return await self.article(article_id)
+
+    async def mark_done(self, article_id: int, done: bool = True) -> Article:
+        """The person is done with it: off the reading list, read or not. Not done: back on
+        the list in its place (its tap order never moved), one read to the end starting over."""
+        if not await self._store.mark_done(article_id, done):
             raise NotFound("no such article")
         return await self.article(article_id)
 
     async def mark_opened(self, article_id: int) -> Article:
         """A person opened it: read, as in any feed reader (unread counts, the unread
-        filter), but not done with. Left short of the end (records.FINISHED) it stays on the
-        reading list, in progress, until its end is reached or it is marked read."""
+        filter), but not done: it stays on the reading list until its end is reached
+        (records.FINISHED) or the person says done."""
         if not await self._store.mark_opened(article_id):
             raise NotFound("no such article")
         return await self.article(article_id)
@@ -555,7 +574,8 @@ class Reader:
         """Where the person stopped: a fraction of the text (0 to 1), reached at `at` (seconds
         since the epoch, by the device's clock; now if not given). An older place than the
         one stored is ignored (a device syncing late), and a time in the future counts as
-        now, so a fast clock cannot pin a place against every later one."""
+        now, so a fast clock cannot pin a place against every later one. A place at the end
+        (records.FINISHED) is done with it: read, and off the reading list."""
         if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not math.isfinite(fraction) \
                 or not 0 <= fraction <= 1:
             raise Invalid("position must be a number from 0 (the start) to 1 (the end)")

@@ -12,8 +12,9 @@ URLs signed for that app; and what each edit means here:
 * the label `Queue` is the line: adding an item to it is a person's tap
   (`Reader.queue`, the same lanes, claims, positions and ledger as the web page), and
   removing it takes the tap back while cleaning has not started;
-* the label `Reading list` is what is ready and not done with, in tap order; adding to it
-  is a tap too, removing from it is being done with it (read);
+* the label `Reading list` is what is ready and not done, in tap order; adding to it is a
+  tap too (and one done before is not done again), removing from it is being done with
+  it. An app's read is only read: the article stays on the reading list;
 * a star set from an app also queues the article, unless READER_SYNC_STAR_QUEUES is off
   (apps have no queue button; their star is what "keep this" is).
 
@@ -530,12 +531,14 @@ async def _apply(reader: Reader, ids: list[int], tag: _Tag, add: bool, starred: 
     elif tag.kind in ("queue", "reading") and add:
         for article_id in ids:
             await reader.queue(article_id)
+        if tag.kind == "reading":  # a ready one is not queued again: back on the list all the same
+            await reader.done_many(False, ids=ids)
     elif tag.kind == "queue":
         for article_id in ids:
             if (await reader.article(article_id)).state == "queued":  # cleaning started: that work is paid for
                 await reader.unqueue(article_id)
     elif tag.kind == "reading":
-        await reader.mark_many(True, ids=ids)  # off the reading list: done with it
+        await reader.done_many(True, ids=ids)  # off the reading list: done with it
     elif tag.kind == "label" and add:
         await reader.set_tags(ids, [tag.name], add_only=True)
     elif tag.kind == "label":

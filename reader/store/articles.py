@@ -84,7 +84,7 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
         if state == "ready":  # walk the ready articles' own index (few) rather than every unread one
             where.append("a.tap_order IS NOT NULL")
     if unread:
-        # on a ready list (the reading list) unread means not done with: in progress counts
+        # on a ready list (the reading list) unread means not done: read and not done counts
         where.append(NOT_DONE if state == "ready" else "a.read_at IS NULL")
     if starred:
         where.append("a.starred_at IS NOT NULL")
@@ -114,18 +114,18 @@ def selection(params: dict[str, Any], *, ids: Sequence[int] | None, until: int |
     return where
 
 
-# Done with (read by hand, one or in bulk): read at :now and a place short of the end moved
-# to it. Unread: a place at the end is forgotten, so the article starts over. (SET reads
-# the row's old values throughout.)
-_TO_THE_END = f"""read_position = CASE WHEN read_position < {FINISHED} THEN 1.0 ELSE read_position END,
-    read_position_at = CASE WHEN read_position < {FINISHED} THEN :now ELSE read_position_at END"""
-_DONE = f"read_at = :now, {_TO_THE_END}"
+# Read by hand, one or in bulk: read at :now, and nothing else (done is another fact).
+_READ = "read_at = :now"
 # How long (seconds) the state before a bulk read is kept for its undo.
 UNDO_KEPT = 7 * 24 * 3600
 
-_NOT_READ = f"""read_at = NULL,
-    read_position = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position END,
+# A place at the end is forgotten, so the article starts over: on unread, and on not done
+# (back on the reading list, its card does not say "read to the end"). (SET reads the row's
+# old values throughout.)
+_START_OVER = f"""read_position = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position END,
     read_position_at = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position_at END"""
+_NOT_READ = f"read_at = NULL, {_START_OVER}"
+_NOT_DONE = f"done_at = NULL, {_START_OVER}"
 
 
 def _list_select(*, state: str | None, feed_id: int | None, before: int | None, ids: Sequence[int] | None,
@@ -295,7 +295,7 @@ class ArticleStore(StoreBase):
         return {(int(row["feed"]) or None): int(row["articles"]) for row in rows}
 
     async def reading_count(self) -> int:
-        """How many articles are cleaned and not done with: the reading list's length."""
+        """How many articles are cleaned and not done: the reading list's length."""
         return await self._count(f"SELECT {_READING_COUNT}")
 
     async def newest_id(self) -> int:
@@ -310,14 +310,13 @@ class ArticleStore(StoreBase):
         """Mark read (or unread) the articles with these ids, or every article the filter
         matches whose id is at most `until` (so nothing added since is touched). Only
         articles whose state changes are written; returns their ids and the read_at they
-        now share, in one transaction. Marking read by hand is being done with them: one
-        opened and left part-way (in progress, so still on the reading list) is changed
-        too, its place moved to the end. Marking unread starts over one read to the end."""
+        now share, in one transaction. Read is not done: an article on the reading list
+        stays there. Marking unread starts over one read to the end."""
         now = time.time()
         params: dict[str, Any] = {"now": now}
         where = selection(params, ids=ids, until=until, state=state, feed_id=feed_id, unread=unread,
                           starred=starred, match=match, tag=tag, folder=folder)
-        where.append(NOT_DONE if read else "a.read_at IS NOT NULL")
+        where.append("a.read_at IS NULL" if read else "a.read_at IS NOT NULL")
         chosen = f"SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where)}"
         async with self._transaction() as db:
             if not read:
@@ -337,7 +336,7 @@ class ArticleStore(StoreBase):
             rows = await rows_of(
                 db,
                 f"""
-                UPDATE articles SET {_DONE}
+                UPDATE articles SET {_READ}
                 WHERE id IN (SELECT article_id FROM read_undo WHERE stamp = :now)
                 RETURNING id
                 """,
@@ -347,9 +346,10 @@ class ArticleStore(StoreBase):
 
     async def unmark_stamp(self, stamp: float) -> list[int]:
         """Undo a bulk read: every article whose read_at is still exactly that batch's
-        stamp gets back the state it had before (unread, or read and left part-way with
-        its place); one opened since keeps its stamp (opening never rewrites read_at), one
-        marked again since is left as it is. A place moved since the bulk read stays."""
+        stamp gets back the state it had before (unread); one opened since keeps its stamp
+        (opening never rewrites read_at), one marked again since is left as it is. (A bulk
+        read before schema v14 moved a place left part-way to the end: its undo puts the
+        place back, unless it moved since.)"""
         async with self._transaction() as db:
             rows = await rows_of(
                 db,
@@ -366,6 +366,35 @@ class ArticleStore(StoreBase):
                 {"stamp": stamp},
             )
             await db.execute("DELETE FROM read_undo WHERE stamp = ?", (stamp,))
+        return sorted(int(r["id"]) for r in rows)
+
+    async def done_many(
+        self, done: bool, *, ids: Sequence[int] | None = None, until: int | None = None,
+        state: str | None = None, feed_id: int | None = None, unread: bool = False, starred: bool = False,
+        match: str | None = None, tag: str | None = None, folder: str | None = None,
+    ) -> tuple[list[int], float]:
+        """Done (or not done) with the articles with these ids, or with every article the
+        filter matches whose id is at most `until`, as `mark_many` picks them. Only those
+        whose state changes are written; returns their ids and the done_at they now share.
+        Every one of them was not done before, so that stamp is all an undo needs
+        (`undone_stamp`): no table of the state before, as a bulk read keeps."""
+        now = time.time()
+        params: dict[str, Any] = {"now": now}
+        where = selection(params, ids=ids, until=until, state=state, feed_id=feed_id, unread=unread,
+                          starred=starred, match=match, tag=tag, folder=folder)
+        where.append("a.done_at IS NULL" if done else "a.done_at IS NOT NULL")
+        chosen = f"SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where)}"
+        change = "done_at = :now" if done else _NOT_DONE
+        async with self._transaction() as db:
+            rows = await rows_of(db, f"UPDATE articles SET {change} WHERE id IN ({chosen}) RETURNING id", params)
+        return sorted(int(r["id"]) for r in rows), now
+
+    async def undone_stamp(self, stamp: float) -> list[int]:
+        """Undo a bulk done: every article whose done_at is still exactly that batch's stamp
+        is not done again, back on the reading list in its place (its tap order never
+        moved). One made not done and done again since has another done_at: left as it is."""
+        async with self._transaction() as db:
+            rows = await rows_of(db, "UPDATE articles SET done_at = NULL WHERE done_at = ? RETURNING id", (stamp,))
         return sorted(int(r["id"]) for r in rows)
 
     async def line(self) -> list[dict[str, Any]]:
@@ -391,19 +420,25 @@ class ArticleStore(StoreBase):
         return articles
 
     async def mark_read(self, article_id: int, read: bool = True) -> bool:
-        """Mark read by hand (done with it: a place short of the end moves to the end), or
-        unread (a place at the end is forgotten, so the article starts over)."""
+        """Mark read by hand (whether it is done is left alone), or unread (a place at the
+        end is forgotten, so the article starts over)."""
         async with self._transaction() as db:
-            if read:  # read_at is kept if it was read already: an undo goes by it
-                change = f"read_at = coalesce(read_at, :now), {_TO_THE_END}"
-            else:
-                change = _NOT_READ
+            # read_at is kept if it was read already: an undo goes by it
+            change = "read_at = coalesce(read_at, :now)" if read else _NOT_READ
+            cur = await db.execute(f"UPDATE articles SET {change} WHERE id = :id", {"now": time.time(), "id": article_id})
+            return cur.rowcount > 0
+
+    async def mark_done(self, article_id: int, done: bool = True) -> bool:
+        """Done with it (off the reading list; done_at kept if it was done already), or not
+        done (back on the list in its place, a place at the end forgotten)."""
+        async with self._transaction() as db:
+            change = "done_at = coalesce(done_at, :now)" if done else _NOT_DONE
             cur = await db.execute(f"UPDATE articles SET {change} WHERE id = :id", {"now": time.time(), "id": article_id})
             return cur.rowcount > 0
 
     async def mark_opened(self, article_id: int) -> bool:
-        """What opening an article does: read if it was unread, its place left alone (an
-        article opened and left part-way stays on the reading list)."""
+        """What opening an article does: read if it was unread, its place left alone, and
+        never done (an article opened and left stays on the reading list)."""
         async with self._transaction() as db:
             cur = await db.execute("UPDATE articles SET read_at = coalesce(read_at, :now) WHERE id = :id",
                                    {"now": time.time(), "id": article_id})

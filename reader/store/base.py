@@ -36,7 +36,6 @@ from typing import Any
 import aiosqlite
 
 from ..errors import StorageError, Unavailable, storage_error
-from ..records import FINISHED
 from .check import read_only_uri, writable
 from .schema import MIGRATIONS, check_schema, migrate
 
@@ -81,15 +80,15 @@ _ARTICLE_BASE_COLUMNS = f"""
     a.id, a.feed_id, a.guid, a.url, a.title, a.summary, a.author, a.published, a.sort_at,
     a.added_at, a.error, a.failed_at, a.read_at, a.starred_at, a.summary_text,
     coalesce(f.title, a.source) AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
-    a.read_position, a.read_position_at,
+    a.read_position, a.read_position_at, a.done_at,
     {_STATE} AS state
 """
 # Statements selecting these columns start with `WITH {_LINE}`.
 
-# The reading list's rule, on the ready articles: not done with. That is unread, or opened
-# (which marks read, as in a feed reader) and left short of the end: in progress. Reaching
-# the end, or marking it read by hand (which moves the place to the end), is done.
-NOT_DONE = f"(a.read_at IS NULL OR a.read_position < {FINISHED})"
+# The reading list's rule, on the ready articles: not done. Read is another fact (opening
+# marks it, as in a feed reader, and so does a bulk read); done is reaching the end
+# (records.FINISHED) or saying so. Written as the articles_to_read index's condition.
+NOT_DONE = "a.done_at IS NULL"
 _ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION} AS position"
 _ONE_ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION_OF_ONE} AS position"
 

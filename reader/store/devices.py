@@ -32,10 +32,12 @@ class DeviceStore(StoreBase):
             stored = rows[0]["read_position_at"]
             if stored is not None and stored > at:
                 return False
-            # reaching the end is being done with it: read, if it was not yet
+            # reaching the end is being done with it (off the reading list), and read if it
+            # was not yet; a place short of it leaves done as it is
             await db.execute(
                 "UPDATE articles SET read_position = :fraction, read_position_at = :at,"
-                " read_at = CASE WHEN :fraction >= :end THEN coalesce(read_at, :now) ELSE read_at END WHERE id = :id",
+                " read_at = CASE WHEN :fraction >= :end THEN coalesce(read_at, :now) ELSE read_at END,"
+                " done_at = CASE WHEN :fraction >= :end THEN coalesce(done_at, :now) ELSE done_at END WHERE id = :id",
                 {"fraction": fraction, "at": at, "end": FINISHED, "now": time.time(), "id": article_id})
             return True
 

@@ -119,10 +119,11 @@ class LibraryStore(StoreBase):
             await db.executemany(
                 """
                 INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author, published,
-                                      sort_at, added_at, read_at, starred_at, url_key, saved_at)
+                                      sort_at, added_at, read_at, starred_at, done_at, url_key, saved_at)
                 VALUES (NULL, :url, :url, :title, :summary, :summary_text, :author, :published,
-                        :added_at, :added_at, :read_at, :starred_at, :url_key, :added_at)
+                        :added_at, :added_at, :read_at, :starred_at, :read_at, :url_key, :added_at)
                 """,
+                # read (archived) in the other app is done with here too: off the reading list
                 [{"url": link.url, "title": link.title or link.url, "summary": link.summary,
                   "summary_text": link.summary_text, "author": link.author, "published": link.published,
                   "added_at": link.added_at or now, "read_at": (link.added_at or now) if link.read else None,
@@ -148,13 +149,14 @@ class LibraryStore(StoreBase):
                 """
                 UPDATE articles SET
                     read_at = CASE WHEN :read AND read_at IS NULL THEN :when ELSE read_at END,
+                    done_at = CASE WHEN :read AND done_at IS NULL THEN :when ELSE done_at END,
                     starred_at = CASE WHEN :starred AND starred_at IS NULL THEN :when ELSE starred_at END,
                     title = CASE WHEN title = url AND :title != '' THEN :title ELSE title END,
                     added_at = min(added_at, :added_at),
                     -- a feed's article stays where its date puts it in the browse order
                     sort_at = CASE WHEN feed_id IS NULL THEN min(sort_at, :added_at) ELSE sort_at END,
                     saved_at = min(coalesce(saved_at, :when), :when)
-                WHERE id = :id AND ((:read AND read_at IS NULL) OR (:starred AND starred_at IS NULL)
+                WHERE id = :id AND ((:read AND (read_at IS NULL OR done_at IS NULL)) OR (:starred AND starred_at IS NULL)
                                     OR (title = url AND :title != '') OR added_at > :added_at
                                     OR saved_at IS NULL OR saved_at > :when)
                 """,

@@ -381,7 +381,8 @@ _QUEUEABLE = "c.article_id IS NULL AND q.seq IS NULL AND NOT coalesce(cl.expires
 async def _tap(db: aiosqlite.Connection, article_ids: Sequence[int], lane: str, now: float, lead: float) -> None:
     """Inside a write transaction: the taps themselves, one or a batch in this order. A
     queued article tapped again keeps its tap time and moves to this lane; each one's
-    first tap is the reading list's order (a retry or a lane move does not count)."""
+    first tap is the reading list's order (a retry or a lane move does not count). A tap is
+    asking to read it: one done with before is on the list once it is ready."""
     await db.executemany(
         """
         INSERT INTO queue (article_id, lane, tapped_at, due_at)
@@ -391,7 +392,7 @@ async def _tap(db: aiosqlite.Connection, article_ids: Sequence[int], lane: str, 
         """,
         [{"id": article_id, "lane": lane, "now": now, "lead": lead} for article_id in article_ids],
     )
-    await db.executemany("UPDATE articles SET tapped_at = coalesce(tapped_at, ?) WHERE id = ?",
+    await db.executemany("UPDATE articles SET tapped_at = coalesce(tapped_at, ?), done_at = NULL WHERE id = ?",
                          [(now + i * BATCH_STEP, article_id) for i, article_id in enumerate(article_ids)])
 
 

@@ -31,7 +31,7 @@ class PortableStore(StoreBase):
             """
             SELECT a.id, a.guid, a.url, a.title, a.summary, a.summary_text, a.author, a.published,
                    a.sort_at, a.added_at, a.read_at, a.starred_at, a.read_position, a.read_position_at, a.saved_at,
-                   f.url AS feed_url, f.title AS feed_title,
+                   a.done_at, f.url AS feed_url, f.title AS feed_title,
                    c.article_id IS NOT NULL AS cleaned, c.title AS c_title, c.author AS c_author,
                    c.published AS c_published, c.html AS c_html, c.text AS c_text, c.words AS c_words,
                    c.cleaned_at AS c_cleaned_at
@@ -46,7 +46,7 @@ class PortableStore(StoreBase):
     async def import_articles(self, records: Sequence[dict[str, Any]]) -> dict[str, int]:
         """Bring exported articles back, in one transaction, idempotently: an article is
         found by (feed URL, guid), a saved link by its URL; missing ones are inserted,
-        existing ones only gain what they lack (a read or starred time, cleaned content).
+        existing ones only gain what they lack (a read, starred or done time, cleaned content).
         Nothing that is already there is overwritten, so importing twice changes nothing.
         Records are validated and sanitized by the caller (portability.py)."""
         counts = {"articles": 0, "contents": 0, "states": 0, "feeds": 0}
@@ -74,13 +74,15 @@ class PortableStore(StoreBase):
                         """
                         UPDATE articles SET read_at = coalesce(read_at, :read_at),
                                             starred_at = coalesce(starred_at, :starred_at),
-                                            saved_at = coalesce(saved_at, :saved_at)
+                                            saved_at = coalesce(saved_at, :saved_at),
+                                            done_at = coalesce(done_at, :done_at)
                         WHERE id = :id AND ((read_at IS NULL AND :read_at IS NOT NULL)
                                             OR (starred_at IS NULL AND :starred_at IS NOT NULL)
-                                            OR (saved_at IS NULL AND :saved_at IS NOT NULL))
+                                            OR (saved_at IS NULL AND :saved_at IS NOT NULL)
+                                            OR (done_at IS NULL AND :done_at IS NOT NULL))
                         """,
                         {"id": article_id, "read_at": r.get("read_at"), "starred_at": r.get("starred_at"),
-                         "saved_at": _saved_at(r, feed_id, now)},
+                         "saved_at": _saved_at(r, feed_id, now), "done_at": r.get("done_at")},
                     )
                     changed = cur.rowcount > 0
                     # where the person stopped: the newer place wins, as when a device sends one
@@ -98,15 +100,15 @@ class PortableStore(StoreBase):
                         """
                         INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
                                               published, sort_at, added_at, read_at, starred_at,
-                                              read_position, read_position_at, url_key, saved_at)
+                                              read_position, read_position_at, done_at, url_key, saved_at)
                         VALUES (:feed_id, :guid, :url, :title, :summary, :summary_text, :author,
                                 :published, :sort_at, :added_at, :read_at, :starred_at,
-                                :read_position, :read_position_at, :url_key, :saved_at)
+                                :read_position, :read_position_at, :done_at, :url_key, :saved_at)
                         RETURNING id
                         """,
                         {**{k: r.get(k) for k in ("url", "title", "summary", "summary_text", "author",
                                                   "published", "read_at", "starred_at",
-                                                  "read_position", "read_position_at")},
+                                                  "read_position", "read_position_at", "done_at")},
                          "feed_id": feed_id, "guid": r.get("guid") or r["url"], "url_key": url_key(r["url"]),
                          "saved_at": _saved_at(r, feed_id, now),
                          "sort_at": r.get("sort_at") or r.get("published") or now,

@@ -20,7 +20,7 @@ _BLIND_STEPS = 1_000_000
 _ARTICLE = """
     SELECT a.id, a.guid, a.url, a.title, a.summary, a.summary_text, a.author, a.published,
            a.sort_at, a.added_at, a.read_at, a.starred_at, a.read_position, a.read_position_at, a.feed_id,
-           {saved_at} AS saved_at
+           {saved_at} AS saved_at{done}
     FROM articles a WHERE a.id = ?
 """
 _CONTENT = """
@@ -123,11 +123,15 @@ def salvage(path: Path) -> Salvage:
         result.feeds, result.lost_feeds = _each(
             db, "feeds", lambda key: _one(db, "SELECT id, url, title, site_url FROM feeds WHERE id = ?", key))
         feeds = {f["id"]: f for f in result.feeds}
-        try:  # a file from before v15 has no saved_at; one whose schema cannot be read is taken as current
+        # a file from before v15 has no saved_at, one from before v14 no done_at (its records go
+        # without it, so that importing them makes them done as the migration would); one whose
+        # schema cannot be read is taken as current
+        try:
             columns = {row[1] for row in db.execute("PRAGMA table_info(articles)")}
         except sqlite3.DatabaseError:
-            columns = {"saved_at"}
-        article = _ARTICLE.format(saved_at="a.saved_at" if "saved_at" in columns else "NULL")
+            columns = {"saved_at", "done_at"}
+        article = _ARTICLE.format(saved_at="a.saved_at" if "saved_at" in columns else "NULL",
+                                  done=", a.done_at" if "done_at" in columns else "")
         rows, result.lost_articles = _each(db, "articles", lambda key: _one(db, article, key))
         for row in rows:
             try:

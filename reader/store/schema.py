@@ -515,10 +515,45 @@ async def _v12_to_v13(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V13)
 
 
-# Version 14 is made on another branch (done_at) in parallel with version 15: this step
-# stands in for it until the two are merged, when the real one replaces it.
+# Version 14: "read" and "done" are two facts. The reading list held what was ready and
+# unread or left part-way, so opening an article and going back, or a bulk read of a feed,
+# took it off; it now holds what is ready until it is done: read to the end
+# (records.FINISHED) or said done. Each ready article that is off the list today is done
+# as of when it was read, so nobody's list changes with the upgrade; the rest, ready or
+# not, are not done. The list's index, its length and the triggers that keep it go by
+# done_at alone.
+SCHEMA_V14 = """
+ALTER TABLE articles ADD COLUMN done_at REAL;
+UPDATE articles SET done_at = read_at
+    WHERE tap_order IS NOT NULL AND read_at IS NOT NULL AND coalesce(read_position >= 0.98, 1);
+DROP INDEX articles_to_read;
+CREATE INDEX articles_to_read ON articles (tap_order, id) WHERE tap_order IS NOT NULL AND done_at IS NULL;
+DROP TRIGGER reading_list_update;
+DROP TRIGGER reading_list_insert;
+DROP TRIGGER reading_list_delete;
+UPDATE reading_list SET articles = (
+    SELECT count(*) FROM articles WHERE tap_order IS NOT NULL AND done_at IS NULL);
+CREATE TRIGGER reading_list_update AFTER UPDATE OF tap_order, done_at ON articles
+WHEN (old.tap_order IS NOT NULL AND old.done_at IS NULL) != (new.tap_order IS NOT NULL AND new.done_at IS NULL)
+BEGIN
+    UPDATE reading_list SET articles = articles + CASE
+        WHEN new.tap_order IS NOT NULL AND new.done_at IS NULL THEN 1 ELSE -1 END;
+END;
+CREATE TRIGGER reading_list_insert AFTER INSERT ON articles
+WHEN new.tap_order IS NOT NULL AND new.done_at IS NULL
+BEGIN
+    UPDATE reading_list SET articles = articles + 1;
+END;
+CREATE TRIGGER reading_list_delete AFTER DELETE ON articles
+WHEN old.tap_order IS NOT NULL AND old.done_at IS NULL
+BEGIN
+    UPDATE reading_list SET articles = articles - 1;
+END;
+"""
+
+
 async def _v13_to_v14(db: aiosqlite.Connection) -> None:
-    pass
+    await _run_script(db, SCHEMA_V14)
 
 
 # Version 15: one article per link. Each article keeps the normal form of its URL
@@ -594,7 +629,8 @@ _MERGED_TABLES = {"contents", "images", "pages", "imported", "queue", "claims", 
 async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int, others: Sequence[str]) -> None:
     """Merge article `gone` into `keep`, two copies of one link, and delete it: read or
     starred if either was (and since the earlier time), the earlier time added, saved and
-    first tapped, the newer reading place (as a device's sync decides), a title, summary,
+    first tapped, the newer reading place (as a device's sync decides), done as the copy
+    whose text stays was (on the reading list or off it, as its card was), a title, summary,
     author and date where `keep` had none; the tags united, the notes moved. A text one of
     them has stays with the article (`keep`'s, else `gone`'s with its images, raw page and
     import record: a link that is ready is never fetched again for a copy); without one,
@@ -616,6 +652,9 @@ async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int, others: Se
     newer_place = ("g.read_position IS NOT NULL AND (k.read_position IS NULL"
                    " OR coalesce(g.read_position_at, 0) > coalesce(k.read_position_at, 0))")
     ready = "1" if keep_text or gone_text else "0"
+    # done (v14) goes with the text that stays: the reading list keeps the card it showed
+    done = ("done_at = k.done_at" if keep_text else "done_at = g.done_at" if gone_text
+            else "done_at = coalesce(k.done_at, g.done_at)")
     await db.execute(
         f"""
         UPDATE articles AS k SET
@@ -629,6 +668,7 @@ async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int, others: Se
             {_earliest("read_at")}, {_earliest("starred_at")}, {_earliest("tapped_at")}, {_earliest("saved_at")},
             read_position = CASE WHEN {newer_place} THEN g.read_position ELSE k.read_position END,
             read_position_at = CASE WHEN {newer_place} THEN g.read_position_at ELSE k.read_position_at END,
+            {done},
             error = CASE WHEN {ready} THEN NULL ELSE coalesce(k.error, g.error) END,
             failed_at = CASE WHEN {ready} THEN NULL WHEN k.error IS NOT NULL THEN k.failed_at ELSE g.failed_at END
         FROM articles AS g WHERE k.id = :keep AND g.id = :gone

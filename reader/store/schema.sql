@@ -56,6 +56,9 @@ CREATE TABLE articles (
     -- time (opened without a tap). NULL while not ready, so `tap_order IS NOT NULL` is the ready
     -- state's own test and the indexes on it hold only ready articles
     tap_order        REAL,
+    -- done with it: read to the end (records.FINISHED) or said done. NULL: not done, so a
+    -- ready article is on the reading list whether it was opened or not
+    done_at          REAL,
     -- normalize_url(url) (schema.url_key): every spelling of one link has the same, so a link
     -- saved, imported and carried by a feed is one article
     url_key          TEXT,
@@ -79,11 +82,9 @@ CREATE INDEX articles_by_key ON articles (url_key);
 CREATE INDEX articles_by_added ON articles (added_at DESC, id DESC);
 -- speed up the ready list and reading through it: next and previous are one seek each
 CREATE INDEX articles_by_tap ON articles (tap_order, id) WHERE tap_order IS NOT NULL;
--- the same for the reading list: ready and not done with (unread, or left short of the end,
--- records.FINISHED), written as store.base.NOT_DONE writes it, so the planner sees that the
--- list's filter implies it
-CREATE INDEX articles_to_read ON articles (tap_order, id)
-    WHERE tap_order IS NOT NULL AND (read_at IS NULL OR read_position < 0.98);
+-- the same for the reading list: ready and not done, written as store.base.NOT_DONE writes
+-- it, so the planner sees that the list's filter implies it
+CREATE INDEX articles_to_read ON articles (tap_order, id) WHERE tap_order IS NOT NULL AND done_at IS NULL;
 
 
 -- == Full-text search ==========================================================================
@@ -233,33 +234,31 @@ CREATE TRIGGER articles_tap_update AFTER UPDATE OF tapped_at ON articles BEGIN
     ) WHERE id = new.id;
 END;
 
--- The reading list's length (ready and not done with, as articles_to_read), shown in the nav
--- of every page: one row, kept by the triggers below, as counting even its index cost 0.6 ms
+-- The reading list's length (ready and not done, as articles_to_read), shown in the nav of
+-- every page: one row, kept by the triggers below, as counting even its index cost 0.6 ms
 -- per page at 3,000.
 CREATE TABLE reading_list (
     id       INTEGER PRIMARY KEY CHECK (id = 1),
     articles INTEGER NOT NULL
 );
 INSERT INTO reading_list (id, articles) VALUES (1, 0);
--- an article joins or leaves the list: ready, read, or its place moved past the end or back
-CREATE TRIGGER reading_list_update AFTER UPDATE OF tap_order, read_at, read_position ON articles
-WHEN (old.tap_order IS NOT NULL AND (old.read_at IS NULL OR coalesce(old.read_position < 0.98, 0)))
-  != (new.tap_order IS NOT NULL AND (new.read_at IS NULL OR coalesce(new.read_position < 0.98, 0)))
+-- an article joins or leaves the list: ready, done, or not done again
+CREATE TRIGGER reading_list_update AFTER UPDATE OF tap_order, done_at ON articles
+WHEN (old.tap_order IS NOT NULL AND old.done_at IS NULL) != (new.tap_order IS NOT NULL AND new.done_at IS NULL)
 BEGIN
     UPDATE reading_list SET articles = articles + CASE
-        WHEN new.tap_order IS NOT NULL AND (new.read_at IS NULL OR coalesce(new.read_position < 0.98, 0))
-        THEN 1 ELSE -1 END;
+        WHEN new.tap_order IS NOT NULL AND new.done_at IS NULL THEN 1 ELSE -1 END;
 END;
--- an article inserted ready and not done with: no writer does today, but the count must not
+-- an article inserted ready and not done: no writer does today, but the count must not
 -- rely on that
 CREATE TRIGGER reading_list_insert AFTER INSERT ON articles
-WHEN new.tap_order IS NOT NULL AND (new.read_at IS NULL OR coalesce(new.read_position < 0.98, 0))
+WHEN new.tap_order IS NOT NULL AND new.done_at IS NULL
 BEGIN
     UPDATE reading_list SET articles = articles + 1;
 END;
 -- an article in the list deleted
 CREATE TRIGGER reading_list_delete AFTER DELETE ON articles
-WHEN old.tap_order IS NOT NULL AND (old.read_at IS NULL OR coalesce(old.read_position < 0.98, 0))
+WHEN old.tap_order IS NOT NULL AND old.done_at IS NULL
 BEGIN
     UPDATE reading_list SET articles = articles - 1;
 END;

@@ -66,6 +66,8 @@ routes: list[BaseRoute] = [
     Route("/articles/read/undo", taps.undo_mark, methods=["POST"]),
     Route("/articles/queue", taps.queue_many, methods=["POST"]),
     Route("/articles/queue/undo", taps.undo_queue, methods=["POST"]),
+    Route("/articles/done", taps.done_many, methods=["POST"]),
+    Route("/articles/done/undo", taps.undo_done, methods=["POST"]),
     Route("/articles/tags", taps.tag_many, methods=["POST"]),
     Route("/articles/{id:rowid}/tags", taps.set_tags, methods=["POST"]),
     Route("/articles/{id:rowid}/card", taps.card, methods=["GET"]),
@@ -73,6 +75,7 @@ routes: list[BaseRoute] = [
     Route("/articles/{id:rowid}/unqueue", taps.unqueue, methods=["POST"]),
     Route("/articles/{id:rowid}/read", taps.mark_read, methods=["POST"]),
     Route("/articles/{id:rowid}/star", taps.star, methods=["POST"]),
+    Route("/articles/{id:rowid}/done", taps.mark_done, methods=["POST"]),
     Route("/live", taps.live, methods=["GET"]),
     Route("/queue", taps.queue_page, methods=["GET"]),
 
@@ -136,6 +139,8 @@ routes: list[BaseRoute] = [
     Route("/api/articles/queue", api_articles.queue_many, methods=["POST"]),
     Route("/api/articles/queue/undo", api_articles.undo_queue, methods=["POST"]),
     Route("/api/articles/read", api_articles.mark_many_unread, methods=["DELETE"]),
+    Route("/api/articles/done", api_articles.done_many, methods=["POST"]),
+    Route("/api/articles/done", api_articles.not_done_many, methods=["DELETE"]),
     Route("/api/articles/{id:rowid}", api_articles.get_article, methods=["GET"]),
     Route("/api/articles/{id:rowid}/queue", api_articles.queue_article, methods=["POST"]),
     Route("/api/articles/{id:rowid}/queue", api_articles.unqueue_article, methods=["DELETE"]),
@@ -145,6 +150,8 @@ routes: list[BaseRoute] = [
     Route("/api/articles/{id:rowid}/star", api_articles.star, methods=["POST"]),
     Route("/api/articles/{id:rowid}/tags", api_articles.set_tags, methods=["POST"]),
     Route("/api/articles/{id:rowid}/star", api_articles.unstar, methods=["DELETE"]),
+    Route("/api/articles/{id:rowid}/done", api_articles.mark_done, methods=["POST"]),
+    Route("/api/articles/{id:rowid}/done", api_articles.mark_not_done, methods=["DELETE"]),
     Route("/api/articles/{id:rowid}/position", api_articles.set_position, methods=["PUT"]),
 
     # the JSON API: devices reading offline, the line and the ledger

@@ -25,7 +25,7 @@ READY = ArticleFilter(state="ready")
 
 def rule_order(db: Path, *, unread: bool = False) -> list[int]:
     """The ready articles in tap order, computed from tapped_at and the contents row alone;
-    `unread`: those not done with (the reading list)."""
+    `unread`: those not done (the reading list)."""
     with sqlite3.connect(db) as connection:
         rows = connection.execute(
             "SELECT a.id, coalesce(a.tapped_at, c.cleaned_at) AS k FROM articles a JOIN contents c"
@@ -101,20 +101,20 @@ async def test_the_ready_list_and_its_neighbours_follow_the_tap_then_cleaning_ti
         assert (await reader.reclean(c))[0] == "cached"
         await assert_order(reader, settings.db, READY, [three, one, two, a, b, c, d, e, f])
 
-        # the reading list: the same order without what was read; the ready list keeps it
-        await reader.mark_read(one)
-        await reader.mark_read(c)
+        # the reading list: the same order without what is done; the ready list keeps it
+        await reader.mark_done(one)
+        await reader.mark_done(c)
         await assert_order(reader, settings.db, READING_LIST, [three, two, a, b, d, e, f])
         await assert_order(reader, settings.db, READY, [three, one, two, a, b, c, d, e, f])
-        # reading on from an article just read (opening it marked it read) still works
+        # reading on from an article just done with still works
         page = await reader.reading_page(c, READING_LIST)
         prev, nxt = page.prev, page.next
         assert (prev.id, nxt.id) == (b, d)
         assert await reader.reading_count() == 7
         offline = [x.id for x in await reader.offline_list("http://reader.test")]
         assert offline == [three, two, a, b, d, e, f]
-        # unread again, then gone with the feed (what was not kept), and the count follows
-        await reader.mark_read(c, False)
+        # not done again, then gone with the feed (what was not kept), and the count follows
+        await reader.mark_done(c, False)
         await assert_order(reader, settings.db, READING_LIST, [three, two, a, b, c, d, e, f])
         await reader.unsubscribe(subscription.feed_id)
         await assert_order(reader, settings.db, READING_LIST, rule_order(settings.db, unread=True))
@@ -159,15 +159,17 @@ async def test_migrating_to_v9_orders_the_ready_articles_already_there(tmp_path)
     with sqlite3.connect(db) as connection:
         connection.execute("PRAGMA foreign_keys = ON")
         counts = []
-        for change in ["DELETE FROM articles WHERE id = 5", "UPDATE articles SET read_at = 9 WHERE id = 2",
+        for change in ["DELETE FROM articles WHERE id = 5",
+                       "UPDATE articles SET read_at = 9 WHERE id = 2",  # read: still on the list (v14)
+                       "UPDATE articles SET done_at = 9 WHERE id = 2",  # done: off it
                        "DELETE FROM contents WHERE article_id = 1",
-                       "UPDATE articles SET read_position = 0.5 WHERE id = 4",  # read, left part-way: on the list
-                       "UPDATE articles SET read_position = 1.0 WHERE id = 4",  # read to the end: done
-                       "UPDATE articles SET read_at = NULL WHERE id = 4", "DELETE FROM feeds WHERE id = 1"]:
+                       "UPDATE articles SET done_at = NULL WHERE id = 4",  # not done (v14 made it done): back
+                       "UPDATE articles SET read_position = 1.0 WHERE id = 4",  # a place alone is no done
+                       "DELETE FROM feeds WHERE id = 1"]:
             connection.execute(change)
             counts.append(connection.execute("SELECT articles FROM reading_list").fetchone()[0])
     connection.close()
-    assert counts == [2, 1, 0, 1, 0, 1, 0]
+    assert counts == [2, 2, 1, 0, 1, 1, 0]
 
 
 def _plan(connection: sqlite3.Connection, sql: str, params: dict) -> list[str]:

@@ -190,7 +190,7 @@ async def test_articles_have_the_documented_shape(quiet, pages):
         "id": ids[0], "title": "Item a", "url": pages.url("/a.html"), "feed_id": feed["id"],
         "feed_title": "Shapes", "published": EPOCH.timestamp(), "state": "new", "position": None,
         "lane": None, "wait_seconds": None, "error": None, "read": False, "starred": False,
-        "added_at": items[0]["added_at"], "tags": [], "read_position": None,
+        "added_at": items[0]["added_at"], "tags": [], "read_position": None, "done": False, "done_at": None,
     }]
     assert isinstance(items[0]["added_at"], float)
     assert await article(quiet, ids[0]) == items[0]

@@ -68,7 +68,8 @@ async def test_the_edition_is_the_reading_list_with_its_pictures(settings, pages
         feed, [a, b, c, d] = await subscribe(client, pages, ["a", "b", "c", "d"])
         other, [e] = await subscribe(client, pages, ["e"], title="Other feed", path="/other.xml")
         await make_ready(client, a, b, c, e)
-        assert (await client.post(f"/api/articles/{c}/read")).status_code == 200  # read: not on the list
+        assert (await client.post(f"/api/articles/{c}/done")).status_code == 200  # done: not on the list
+        assert (await client.post(f"/api/articles/{e}/read")).status_code == 200  # read, not done: on it
         await client.post(f"/api/articles/{b}/star")
 
         response = await client.get("/edition.epub")
@@ -79,7 +80,7 @@ async def test_the_edition_is_the_reading_list_with_its_pictures(settings, pages
         parts = check_book(response.content)
         listing = [i["id"] for i in (await client.get("/api/articles", params={"state": "ready", "unread": 1})).json()["items"]]
         titles = {a: "Title a", b: "Title b", e: "Title e"}
-        assert chapter_titles(parts) == [titles[i] for i in listing]  # the listing's order, d (never tapped) and c (read) out
+        assert chapter_titles(parts) == [titles[i] for i in listing]  # the listing's order, d (never tapped) and c (done) out
         chapter = parts["documents"][parts["chapters"][1 + listing.index(a)]]
         header = text_of(chapter.find(".//x:header", NS))
         assert "Edition feed" in header and "Test Author" in header
@@ -128,7 +129,7 @@ async def test_the_opds_catalog_lists_the_edition_and_each_ready_article(setting
     async with app_client(settings) as client:
         _, [a, b, c] = await subscribe(client, pages, ["a", "b", "c"])
         await make_ready(client, a, b)
-        await client.post(f"/api/articles/{b}/read")  # read, but still ready: in the catalog, not in the edition
+        await client.post(f"/api/articles/{b}/done")  # done, but still ready: in the catalog, not in the edition
         response = await client.get("/opds")
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("application/atom+xml;profile=opds-catalog;kind=acquisition")
@@ -199,8 +200,10 @@ async def test_marking_an_editions_articles_read_is_a_setting_and_only_what_is_i
         ids = {"Title a": a, "Title b": b, "Title c": c}
         in_book = {ids[t] for t in included}
 
-        async def marked() -> bool:
-            return all([not await unread(client, i) for i in in_book])
+        async def marked() -> bool:  # read, and done: off the reading list, not in the next edition
+            listing = (await client.get("/api/articles", params={"state": "ready", "unread": 1})).json()["items"]
+            return all([not await unread(client, i) for i in in_book]) and {
+                item["id"] for item in listing} == set(ids.values()) - in_book
 
         await wait_for(marked)
         for left_out in set(ids.values()) - in_book:

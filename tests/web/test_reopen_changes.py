@@ -139,6 +139,7 @@ async def test_the_next_article_cleaned_by_a_worker_process_shows(settings, page
     after the page was kept becomes its next, and the nav counts it."""
     async with app_client(settings.replace(serve_workers=0)) as client:
         first = await _saved_ready(client, pages, "first")
+        assert (await client.post(f"/api/articles/{first}/done")).status_code == 200  # off the list
         url = pages.add_article("later", title="Cleaned later")
         later = (await client.post("/api/articles", json={"url": url})).json()["id"]
         kept = await _kept(client, f"/articles/{first}")
@@ -173,14 +174,15 @@ async def test_a_new_headline_from_another_process_becomes_the_previous(settings
         assert _prev_link(page) == str(newer) and "Newer headline" in page
 
 
-async def test_the_next_article_read_elsewhere_leaves_the_reading_list(settings, pages):
+async def test_the_next_article_done_elsewhere_leaves_the_reading_list(settings, pages):
     async with app_client(settings.replace(serve_workers=0)) as client:
         first = await _saved_ready(client, pages, "one")
         second = await _saved_ready(client, pages, "two", opened=False)
+        assert (await client.post(f"/api/articles/{first}/done")).status_code == 200
         kept = await _kept(client, f"/articles/{first}")
         assert _next_link(kept) == str(second) and _count(kept) == 1
-        with sqlite3.connect(settings.db) as other:  # another device's read, applied by another process
-            other.execute("UPDATE articles SET read_at = 1 WHERE id = ?", (second,))
+        with sqlite3.connect(settings.db) as other:  # another device's done, applied by another process
+            other.execute("UPDATE articles SET done_at = 1 WHERE id = ?", (second,))
         page = (await client.get(f"/articles/{first}")).text
         assert _next_link(page) is None and _count(page) == 0
 

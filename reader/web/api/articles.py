@@ -1,5 +1,5 @@
-"""/api/articles: lists and search, one article, saving, the queue taps, marks, tags, the
-place reached in it, and its cleaned content (the direct lane)."""
+"""/api/articles: lists and search, one article, saving, the queue taps, marks (read, star,
+done), tags, the place reached in it, and its cleaned content (the direct lane)."""
 
 from __future__ import annotations
 
@@ -129,6 +129,24 @@ async def mark_many_unread(request: Request) -> Response:
     return await _mark_many(request, False)
 
 
+async def _done_many(request: Request, done: bool) -> Response:
+    """POST (done) / DELETE (not done) /api/articles/done: the same selection as the bulk
+    read ({"ids": [...]} or the filter's parameters with "until"). DELETE with the ids a
+    POST answered undoes it."""
+    body = await json_body(request)
+    until = parse_int(body.get("until"), "until", low=0)
+    marked = await reader_of(request).done_many(done, ids=_bulk_ids(body), within=parse_filter(body), until=until)
+    return JSONResponse({"changed": len(marked.ids), "ids": marked.ids})
+
+
+async def done_many(request: Request) -> Response:
+    return await _done_many(request, True)
+
+
+async def not_done_many(request: Request) -> Response:
+    return await _done_many(request, False)
+
+
 async def set_tags(request: Request) -> Response:
     """POST /api/articles/{id}/tags {"tags": [...]}: exactly these tags from now on."""
     reader = reader_of(request)
@@ -154,7 +172,7 @@ async def set_position(request: Request) -> Response:
 
 async def _mark(request: Request, field: str, on: bool) -> Response:
     reader = reader_of(request)
-    change = reader.mark_read if field == "read" else reader.star
+    change = {"read": reader.mark_read, "star": reader.star, "done": reader.mark_done}[field]
     article_id = path_id(request)
 
     async def apply() -> dict[str, Any]:
@@ -177,3 +195,11 @@ async def star(request: Request) -> Response:
 
 async def unstar(request: Request) -> Response:
     return await _mark(request, "star", False)
+
+
+async def mark_done(request: Request) -> Response:
+    return await _mark(request, "done", True)
+
+
+async def mark_not_done(request: Request) -> Response:
+    return await _mark(request, "done", False)

@@ -60,6 +60,9 @@ def article_json(a: Article) -> dict[str, Any]:
         "tags": list(a.tags),
         # how far through the text the person got (0 to 1; `position` is the place in the line)
         "read_position": a.read_position,
+        # done with it (read to the end or said done): off the reading list; read is another fact
+        "done": a.done_at is not None,
+        "done_at": a.done_at,
     }
 
 

@@ -62,7 +62,7 @@ async def _through(request: Request, page: ArticlePage, f: ArticleFilter, carry:
     # the back link is named after where it goes: the list the article was opened from
     back_name = (list_name(f)[:1].upper() + list_name(f)[1:]) if carry else "headlines"
     return {"prev": page.prev, "next": page.next, "carry": carry, "back": back, "back_name": back_name,
-            "list_name": list_name(f),
+            "list_name": list_name(f), "reading_list": f.is_reading_list,
             "notes": notes, **shown}
 
 

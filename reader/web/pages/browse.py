@@ -20,18 +20,21 @@ from ..render import any_pending, nav, render
 from ..requests import reader_of
 
 # Query parameters a page reads once, for its notice, and never passes on in its links.
-_NOTICE_PARAMS = ("marked", "undo", "restored", "tagged", "queued", "qundo", "qwait", "qleft", "unqueued", "started")
+_NOTICE_PARAMS = ("marked", "undo", "restored", "tagged", "done", "back", "queued", "qundo", "qwait", "qleft",
+                  "unqueued", "started")
 
 
 def _bulk_notice(params: QueryParams) -> dict[str, Any] | None:
-    """The notice after a bulk read or queue (with its undo) or an undo, rebuilt from numbers only."""
+    """The notice after a bulk read, done or queue (with its undo) or an undo, rebuilt from numbers only."""
     try:
-        if params.get("marked") is not None:
-            stamp = float(params.get("undo") or "nan")
-            marked = int(params["marked"])
-            return {"marked": marked, "stamp": repr(stamp) if stamp == stamp else None}
+        for kind in ("marked", "done"):
+            if params.get(kind) is not None:
+                stamp = float(params.get("undo") or "nan")
+                return {kind: int(params[kind]), "stamp": repr(stamp) if stamp == stamp else None}
         if params.get("restored") is not None:
             return {"restored": int(params["restored"])}
+        if params.get("back") is not None:
+            return {"back": int(params["back"])}
         if params.get("tagged") is not None:
             return {"tagged": int(params["tagged"])}
         if params.get("queued") is not None:
@@ -83,7 +86,8 @@ async def browse(request: Request) -> Response:
         feed_id=feed_id, unread=f.unread, starred=f.starred, query=text, message=message, offset=offset,
         feeds=feeds, states=STATES, here=here, filter=f, with_filter=with_filter, list_param=list_query(f),
         unread_counts=counts, unread_total=sum(counts.values()), reading_list=f.is_reading_list,
-        unread_ids=",".join(str(a.id) for a in articles if not a.done),  # in progress: not done with
+        unread_ids=",".join(str(a.id) for a in articles if a.read_at is None),
+        not_done_ids=",".join(str(a.id) for a in articles if not a.done),
         page_ids=",".join(str(a.id) for a in articles), newest=await reader.newest_id(),
         queue_ids=",".join(str(a.id) for a in articles if a.state in ("new", "failed")),
         bulk=_bulk_notice(params), list_name=list_name(f), **await nav(request),

@@ -1,6 +1,6 @@
 """The taps on a card or in the reader view: queue (the one way into the line), unqueue,
-read, star, tags, the bulk marks with their undo; the card and the batched poll that
-keep a page's cards moving; and the line's own page."""
+read, star, done, tags, the bulk marks (read, done) with their undo; the card and the
+batched poll that keep a page's cards moving; and the line's own page."""
 
 from __future__ import annotations
 
@@ -106,6 +106,31 @@ async def undo_mark(request: Request) -> Response:
                             status_code=303)
 
 
+async def done_many(request: Request) -> Response:
+    """POST /articles/done: "mark these done" on the reading list (ids, the cards on the
+    page), or everything the list's filter matches up to `until`. Back to the list with a
+    notice whose undo puts exactly those articles back, each in its place."""
+    form = await checked_form(request)
+    ids, until = chosen(form)
+    marked = await reader_of(request).done_many(True, ids=ids, within=parse_filter(form), until=until)
+    target = back_to(form)
+    notice = urlencode({"done": len(marked.ids), "undo": repr(marked.stamp) if marked.stamp else ""})
+    return RedirectResponse(target + ("&" if "?" in target else "?") + notice, status_code=303)
+
+
+async def undo_done(request: Request) -> Response:
+    """POST /articles/done/undo: the articles one bulk done changed are back on the list."""
+    form = await checked_form(request)
+    try:
+        stamp = float(str(form.get("stamp") or ""))
+    except ValueError:
+        return error_page(request, 422, "nothing to undo")
+    restored = await reader_of(request).undo_done(stamp)
+    target = back_to(form)
+    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode({"back": len(restored)}),
+                            status_code=303)
+
+
 async def card(request: Request) -> Response:
     article = await reader_of(request).article(request.path_params["id"])
     return render(request, "_card.html", article=article)
@@ -175,6 +200,18 @@ async def mark_read(request: Request) -> Response:
 
 async def star(request: Request) -> Response:
     return await _toggle(request, "star")
+
+
+async def mark_done(request: Request) -> Response:
+    """POST /articles/{id}/done: done with it (off the reading list), or with `done=0` not
+    done (back on it, in its place). htmx gets the card or the reader view's tools; without
+    JavaScript, a 303 back where the person was."""
+    form = await checked_form(request)
+    done = truthy(str(form.get("done") if form.get("done") is not None else "1"))
+    article = await reader_of(request).mark_done(request.path_params["id"], done)
+    if is_htmx(request) and form.get("view") == "article":
+        return render(request, "_reading_tools.html", article=article)
+    return await _card_or_back(request, article, form)
 
 
 async def queue_page(request: Request) -> Response:
