@@ -4,8 +4,8 @@ the network off (`context.set_offline(True)` once the worker controls the page);
 actions made offline applied exactly once after reconnecting, replays included; the
 share target's landing page saving (and queueing) a link; the reading position restored on
 another device and offline; reader stopped while the device stays online (pages from the
-saved copies, taps kept and applied once it is back); an article left part-way kept on
-the reading list until it is marked read; a new deploy's worker replacing the old one's caches.
+saved copies, taps kept and applied once it is back); an article opened and left kept on
+the reading list until it is done; a new deploy's worker replacing the old one's caches.
 
 Same Chromium and launch flags as the other browser tests (tests/browser/browsing.py); skipped
 without /usr/bin/chromium."""
@@ -198,6 +198,7 @@ async def test_the_reading_list_and_its_articles_read_offline_with_their_images(
     assert [(await library.article(s))["read"] for s in ("one", "two", "three")] == [True, True, True]
     for slug in ("two", "three"):  # marked unread on another device
         await library.api.delete(f"/api/articles/{library.ids[slug]}/read")
+    await library.api.post(f"/api/articles/{library.ids['one']}/done")  # and done with there: off the list
     await page.goto(f"{live_server.url}/articles/{library.ids['one']}")
     await expect(page.get_by_role("button", name="mark unread")).to_be_visible()
     answer = await page.goto(live_server.url + READING_LIST)
@@ -341,7 +342,7 @@ async def test_reader_out_of_reach_while_online_reads_the_saved_copies_and_keeps
         await expect(page.locator("#offline-banner")).to_be_hidden()
 
 
-async def test_an_article_left_part_way_stays_on_the_reading_list_until_marked_read(page, live_server, library):
+async def test_an_article_opened_and_left_stays_on_the_reading_list_until_done(page, live_server, library):
     from playwright.async_api import expect
 
     expect.set_options(timeout=TIMEOUT_MS)
@@ -372,23 +373,30 @@ async def test_an_article_left_part_way_stays_on_the_reading_list_until_marked_r
     await expect(page.locator("h1")).to_have_text("Title skipped")
     await page.keyboard.press("]")
     await expect(page.locator("h1")).to_have_text("Title last")
+    # read to its end: done with it
+    await scroll_to(1.0)
+
+    async def last_done() -> bool:
+        return (await library.article("last"))["done"] is True
+
+    await wait(last_done)
     await page.goto(live_server.url + READING_LIST)
-    # read, all three (the unread filter and counts as ever); the one left part-way stays here
+    # read, all three (the unread filter and counts as ever); the two not read to the end stay here
     assert [(await library.article(s))["read"] for s in ("long", "skipped", "last")] == [True, True, True]
     assert (await library.article("skipped"))["read_position"] is None
-    await expect(page.locator("article.card")).to_have_count(1)
+    await expect(page.locator("article.card")).to_have_count(2)
     await expect(card(page, "Title long")).to_contain_text(re.compile(r"\d+% read"))
 
-    # reopened, it offers "mark read": done with it, it leaves the list, and the place the page
-    # would send on leaving (scrolled on just before) does not bring it back
+    # reopened, it offers "done": it leaves the list, and the place the page sends on leaving
+    # (scrolled on just before) does not bring it back
     await card(page, "Title long").get_by_role("link", name="Title long").click()
     await page.wait_for_selector(".reading[data-restored]", state="attached")
     await scroll_to(0.6)
-    await page.locator("#reading-tools").get_by_role("button", name="mark read").click()
-    await expect(page.locator("#reading-tools").get_by_role("button", name="mark unread")).to_be_visible()
+    await page.locator("#reading-tools").get_by_role("button", name="done", exact=True).click()
+    await expect(page.locator("#reading-tools").get_by_role("button", name="not done", exact=True)).to_be_visible()
     await page.goto(live_server.url + READING_LIST)
-    await expect(page.locator("article.card")).to_have_count(0)
-    assert (await library.article("long"))["read_position"] == 1.0
+    await expect(page.locator("article.card h2 a")).to_have_text(["Title skipped"])
+    assert (await library.article("long"))["done"] is True
 
 
 async def test_a_shared_link_lands_on_the_confirmation_and_is_saved_and_queued(page, live_server, pages):
