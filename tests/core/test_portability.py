@@ -273,6 +273,55 @@ async def test_reading_positions_go_out_in_the_export_and_come_back(settings, pa
     assert after[library["later"]] == (None, None)
 
 
+async def test_done_goes_out_in_the_export_and_comes_back_exactly(settings, pages, tmp_path):
+    library = await make_library(settings, pages)
+    one, saved = library["links"][0], library["saved"]
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        by_url = {a["url"]: a["id"] for a in (await client.get("/api/articles")).json()["items"]}
+        assert (await client.post(f"/api/articles/{by_url[one]}/done")).status_code == 200
+        assert (await client.post(f"/api/articles/{by_url[library['later']]}/done")).status_code == 200
+
+    def done_by_url(db: Path) -> dict[str, float | None]:
+        connection = sqlite3.connect(db)
+        try:
+            return dict(connection.execute("SELECT url, done_at FROM articles"))
+        finally:
+            connection.close()
+
+    async def reading_list(db: Path) -> set[str]:
+        async with await Store.open(db) as store:
+            return {a["url"] for a in await store.list_articles(state="ready", unread=True, limit=100)}
+
+    stored = done_by_url(settings.db)
+    assert stored[one] is not None and stored[saved] is None and stored[library["later"]] is not None
+    out = tmp_path / "export.json"
+    code, _, err = await run_cli(settings.db, "export", "--out", str(out))
+    assert code == 0, err
+    document = json.loads(out.read_text())
+    exported = {a["url"]: a for a in document["articles"]}
+    assert {u: a["done_at"] for u, a in exported.items()} == {u: stored[u] for u in exported}
+
+    fresh = tmp_path / "fresh.db"
+    code, _, err = await run_cli(fresh, "import", str(out), "--no-refresh")
+    assert code == 0, err
+    assert {u: d for u, d in done_by_url(fresh).items()} == {u: stored[u] for u in exported}  # the very times
+    assert await reading_list(fresh) == await reading_list(settings.db) == {saved}
+
+    # An export made before done_at (schema v13): read and cleaned was off the reading list
+    # then, so it comes back done as of its read; unread, it comes back on the list.
+    for record in document["articles"]:
+        del record["done_at"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(document))
+    older = tmp_path / "older.db"
+    code, _, err = await run_cli(older, "import", str(old), "--no-refresh")
+    assert code == 0, err
+    restored = done_by_url(older)
+    assert restored[one] == exported[one]["read_at"] is not None
+    assert restored[saved] is None and restored[library["later"]] is None  # unread: not done
+    assert await reading_list(older) == {saved}
+
+
 async def test_import_refuses_what_it_cannot_read_and_cleans_what_it_brings(settings, tmp_path):
     not_ours = tmp_path / "other.json"
     not_ours.write_text('{"items": []}')

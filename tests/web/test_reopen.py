@@ -27,7 +27,7 @@ async def _ready_article(client, pages) -> int:
 
 
 def _tools(page: str) -> list[str]:
-    """The labels of the reader view's star and read buttons."""
+    """The labels of the reader view's star, read and done buttons."""
     tools = page.split('id="reading-tools"', 1)[1].split('class="reading-prefs"', 1)[0]
     return re.findall(r'<button type="submit" class="secondary"[^>]*>([^<]+)</button>', tools)
 
@@ -38,15 +38,18 @@ async def test_a_reopened_article_shows_its_state_now(settings, pages):
         for _ in range(3):  # rendered once, then answered from what was rendered
             page = await client.get(f"/articles/{article_id}")
             assert page.status_code == 200 and "marker-kept" in page.text
-            assert _tools(page.text) == ["star", "mark unread"]
+            assert _tools(page.text) == ["star", "mark unread", "done"]
         assert (await client.post(f"/api/articles/{article_id}/star")).json()["starred"] is True
-        assert _tools((await client.get(f"/articles/{article_id}")).text) == ["unstar", "mark unread"]
+        assert _tools((await client.get(f"/articles/{article_id}")).text) == ["unstar", "mark unread", "done"]
         assert (await client.delete(f"/api/articles/{article_id}/star")).json()["starred"] is False
-        assert _tools((await client.get(f"/articles/{article_id}")).text) == ["star", "mark unread"]
+        assert _tools((await client.get(f"/articles/{article_id}")).text) == ["star", "mark unread", "done"]
         # marked unread elsewhere: the next open marks it read again, and says so
         assert (await client.delete(f"/api/articles/{article_id}/read")).json()["read"] is False
-        assert _tools((await client.get(f"/articles/{article_id}")).text) == ["star", "mark unread"]
+        assert _tools((await client.get(f"/articles/{article_id}")).text) == ["star", "mark unread", "done"]
         assert (await client.get(f"/api/articles/{article_id}")).json()["read"] is True
+        # done elsewhere: the page says "not done"
+        assert (await client.post(f"/api/articles/{article_id}/done")).json()["done"] is True
+        assert _tools((await client.get(f"/articles/{article_id}")).text) == ["star", "mark unread", "not done"]
         [feed] = (await client.get("/api/feeds")).json()["feeds"]
         feed_id = feed["id"]
         renamed = await client.post(f"/feeds/{feed_id}/rename", data={"title": "Renamed feed"})
@@ -82,7 +85,7 @@ async def test_a_reopened_unchanged_article_is_a_304_and_a_changed_one_is_not(se
         assert (await client.post(f"/api/articles/{article_id}/star")).json()["starred"] is True
         changed = await client.get(f"/articles/{article_id}", headers={"If-None-Match": etag})
         assert changed.status_code == 200 and changed.headers["etag"] != etag
-        assert _tools(changed.text) == ["unstar", "mark unread"]
+        assert _tools(changed.text) == ["unstar", "mark unread", "done"]
         # another browser's token is in its page: the first browser's tag is not its tag
         transport = httpx.ASGITransport(app=client.app)
         async with httpx.AsyncClient(transport=transport, base_url="http://reader.test") as other:
