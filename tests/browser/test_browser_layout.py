@@ -168,6 +168,9 @@ def every_page(site) -> dict[str, str]:
         "search": "/?q=reading",
         "offline": "/offline?what=article",
         "tags": "/tags",
+        # the reading list with its bulk done, and the notice after one with its undo
+        "ready": "/?state=ready&unread=1",
+        "ready-done": "/?state=ready&unread=1&done=2&undo=1700000000.5",
     }
 
 
