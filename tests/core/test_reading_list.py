@@ -192,6 +192,13 @@ async def test_an_article_opened_or_read_stays_on_the_reading_list_until_its_end
         refused = await quiet.post("/api/articles/done", json=body)
         assert refused.status_code == 422 and "error" in refused.json(), body
     assert (await quiet.post("/api/articles/999999/done")).status_code == 404
+    # sent with a device's id, done is applied once: a replay after a not done elsewhere is a no-op
+    key = {"Idempotency-Key": "done-on-the-train-1"}
+    first = await quiet.post(f"/api/articles/{a}/done", headers=key)
+    assert first.status_code == 200 and first.json()["done"] is True
+    await quiet.delete(f"/api/articles/{a}/done")
+    again = await quiet.post(f"/api/articles/{a}/done", headers=key)
+    assert again.json() == first.json() and (await article(a))["done"] is False
 
 
 async def test_opening_an_article_and_going_back_keeps_it_on_the_reading_list(quiet, pages):

@@ -194,9 +194,14 @@ async def test_the_queue_label_is_a_tap_and_the_next_sync_carries_the_clean_text
             seen = await bare.get(src, headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors",
                                                 "Sec-Fetch-Dest": "image"})
             assert seen.status_code == 200
-        # done with it in the app: off the reading list
+        # read in the app: read, and still on the reading list (read is not done)
+        await app.post("/edit-tag", data={"i": str(plain), "a": READ})
+        assert plain in await app.ids(s=READ) and plain in await app.ids(s=READY)
+        # done with it in the app: off the reading list; put back, it is not done again
         await app.post("/edit-tag", data={"i": str(plain), "r": READY})
-        assert plain not in await app.ids(s=READY)
+        assert plain not in await app.ids(s=READY) and plain in await app.ids(s=READ)
+        await app.post("/edit-tag", data={"i": str(plain), "a": READY})
+        assert plain in await app.ids(s=READY)
 
 
 async def test_a_star_from_an_app_queues_once_a_star_on_the_web_never_does(settings, pages):
