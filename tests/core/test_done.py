@@ -11,7 +11,7 @@ from pathlib import Path
 
 from reader.core import running
 from reader.records import READING_LIST
-from reader.store import Store
+from reader.store import MIGRATIONS, Store
 
 from ..helpers import database_at, serve_feed
 
@@ -73,7 +73,7 @@ async def test_migrating_to_v14_keeps_each_article_on_or_off_the_reading_list(tm
         assert [a["id"] for a in await store.list_articles(state="ready", unread=True)] == before
         assert await store.reading_count() == len(before)
         with sqlite3.connect(db) as connection:
-            assert connection.execute("PRAGMA user_version").fetchone()[0] == 14
+            assert connection.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
             done = dict(connection.execute("SELECT id, done_at FROM articles"))
         connection.close()
         # off the list: done as of when it was read; everything else not done
@@ -84,6 +84,34 @@ async def test_migrating_to_v14_keeps_each_article_on_or_off_the_reading_list(tm
         assert await store.set_read_position(3, 1.0, 2000.0)
         assert [a["id"] for a in await store.list_articles(state="ready", unread=True)] == [1, 5, 8]
         assert counts(db) == (3, 3)
+
+
+async def test_merging_two_copies_of_a_link_keeps_the_reading_list_the_card_showed(tmp_path):
+    """v15 merges the copies of one link into one article: done goes with the text that
+    stays, so a card that was on the reading list is on it after, and one off it stays off."""
+    db = tmp_path / "v14.db"
+    await database_at(db, 14)
+    with sqlite3.connect(db) as connection:
+        connection.execute("INSERT INTO feeds (id, url, added_at) VALUES (1, 'http://127.0.0.1/f', 0)")
+        # (id, feed, url, read_at, done_at, ready)
+        rows = [(1, 1, "http://127.0.0.1/one", None, 5.0, False),    # the feed's: done while it waited
+                (2, None, "http://127.0.0.1/one", None, None, True),  # its saved copy, ready: on the list
+                (3, 1, "http://127.0.0.1/two", 6.0, 6.0, True),       # the feed's, ready and done
+                (4, None, "http://127.0.0.1/two", None, None, False)]  # a saved copy, never cleaned
+        connection.executemany(
+            "INSERT INTO articles (id, feed_id, guid, url, title, sort_at, added_at, tapped_at, read_at, done_at)"
+            " VALUES (?, ?, ?, ?, 't', ?, ?, ?, ?, ?)",
+            [(i, feed, str(i), url, i, i, i, read, done) for i, feed, url, read, done, _ in rows])
+        connection.executemany(
+            "INSERT INTO contents (article_id, html, text, words, cleaned_at) VALUES (?, '<p>x</p>', 'x', 1, ?)",
+            [(i, 100.0 + i) for i, *_, ready in rows if ready])
+    connection.close()
+    assert ids_where(db, "tap_order IS NOT NULL AND done_at IS NULL") == [2]
+    async with await Store.open(db) as store:
+        assert [a["id"] for a in await store.list_articles(state="ready", unread=True)] == [1]  # one's card
+        assert [a["id"] for a in await store.list_articles(state="ready")] == [1, 3]
+        assert await store.reading_count() == 1
+    assert counts(db) == (1, 1)
 
 
 def export_with_texts(pages, names: list[str], done: dict[str, float | None]) -> bytes:
