@@ -123,7 +123,7 @@ async def test_an_article_opened_and_left_is_still_ready_to_read_until_done(page
     items = [{"title": title, "link": pages.add_article(slug, title), "summary": summary, "date": published(i)}
              for i, (slug, title, summary) in enumerate(ARTICLES)]
     feed = pages.add("/feed.xml", rss(items, title="Notes on software"), headers={"Content-Type": "application/rss+xml"})
-    first, second = (dict((slug, title) for slug, title, _ in ARTICLES)[s] for s in TAPPED[:2])
+    first, second = ({slug: title for slug, title, _ in ARTICLES}[s] for s in TAPPED[:2])
     watch = await Watch.start(page, live_server.url)
     async with httpx.AsyncClient(base_url=live_server.url, timeout=60) as api:
         assert (await api.post("/api/feeds", json={"url": feed})).status_code == 201
