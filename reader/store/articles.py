@@ -18,6 +18,8 @@ from .base import (
     _ONE_ARTICLE_COLUMNS,
     _STATE,
     FIRST_COPY,
+    GLANCE_DONE,
+    GLANCED,
     NOT_DONE,
     StoreBase,
     rows_of,
@@ -126,6 +128,7 @@ _START_OVER = f"""read_position = CASE WHEN read_position >= {FINISHED} THEN NUL
     read_position_at = CASE WHEN read_position >= {FINISHED} THEN NULL ELSE read_position_at END"""
 _NOT_READ = f"read_at = NULL, {_START_OVER}"
 _NOT_DONE = f"done_at = NULL, {_START_OVER}"
+_UNGLANCE = f"done_at = CASE WHEN {GLANCED} THEN NULL ELSE done_at END"
 
 
 def _list_select(*, state: str | None, feed_id: int | None, before: int | None, ids: Sequence[int] | None,
@@ -424,7 +427,8 @@ class ArticleStore(StoreBase):
         end is forgotten, so the article starts over)."""
         async with self._transaction() as db:
             # read_at is kept if it was read already: an undo goes by it
-            change = "read_at = coalesce(read_at, :now)" if read else _NOT_READ
+            # (unread: an article nobody tapped, only glanced at, is off the list no more)
+            change = "read_at = coalesce(read_at, :now)" if read else f"{_UNGLANCE}, {_NOT_READ}"
             cur = await db.execute(f"UPDATE articles SET {change} WHERE id = :id", {"now": time.time(), "id": article_id})
             return cur.rowcount > 0
 
@@ -437,10 +441,11 @@ class ArticleStore(StoreBase):
             return cur.rowcount > 0
 
     async def mark_opened(self, article_id: int) -> bool:
-        """What opening an article does: read if it was unread, its place left alone, and
-        never done (an article opened and left stays on the reading list)."""
+        """What opening an article does: read if it was unread, its place left alone. A
+        tapped article is never done by it (opened and left, it stays on the reading list);
+        one nobody tapped is done with at its first open until it is read in (GLANCE_DONE)."""
         async with self._transaction() as db:
-            cur = await db.execute("UPDATE articles SET read_at = coalesce(read_at, :now) WHERE id = :id",
+            cur = await db.execute(f"UPDATE articles SET {GLANCE_DONE}, read_at = coalesce(read_at, :now) WHERE id = :id",
                                    {"now": time.time(), "id": article_id})
             return cur.rowcount > 0
 

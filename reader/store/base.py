@@ -89,6 +89,15 @@ _ARTICLE_BASE_COLUMNS = f"""
 # marks it, as in a feed reader, and so does a bulk read); done is reaching the end
 # (records.FINISHED) or saying so. Written as the articles_to_read index's condition.
 NOT_DONE = "a.done_at IS NULL"
+# An article nobody tapped joins the reading list only while it is being read: opening it
+# (from the headlines, the direct lane cleaning it) is done with it at that moment, so a
+# glance at a headline does not leave it on the list; a place part-way in brings it back
+# (started, in progress) and reaching the end is done again, for good. Such a glance is
+# told by its done_at being the read_at the same open wrote. A tapped article is never
+# done by an open: it stays until it is read to the end or said done.
+GLANCE_DONE = ("done_at = CASE WHEN read_at IS NULL AND tapped_at IS NULL AND done_at IS NULL"
+               " AND read_position IS NULL THEN :now ELSE done_at END")
+GLANCED = "(tapped_at IS NULL AND done_at = read_at)"
 _ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION} AS position"
 _ONE_ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION_OF_ONE} AS position"
 

@@ -8,7 +8,7 @@ import time
 from typing import Any, cast
 
 from ..records import FINISHED
-from .base import NOT_DONE, StoreBase, rows_of
+from .base import GLANCED, NOT_DONE, StoreBase, rows_of
 from .rows import OfflineRow
 
 # An action remembered this long answers its replays; a device offline for longer than
@@ -33,11 +33,15 @@ class DeviceStore(StoreBase):
             if stored is not None and stored > at:
                 return False
             # reaching the end is being done with it (off the reading list), and read if it
-            # was not yet; a place short of it leaves done as it is
+            # was not yet; a place short of it leaves done as it is, but for an article
+            # nobody tapped and only glanced at (store.base.GLANCED): being read in, it is
+            # on the list again, in progress
             await db.execute(
                 "UPDATE articles SET read_position = :fraction, read_position_at = :at,"
                 " read_at = CASE WHEN :fraction >= :end THEN coalesce(read_at, :now) ELSE read_at END,"
-                " done_at = CASE WHEN :fraction >= :end THEN coalesce(done_at, :now) ELSE done_at END WHERE id = :id",
+                f" done_at = CASE WHEN :fraction >= :end THEN CASE WHEN done_at IS NULL OR {GLANCED} THEN :now"
+                "                                                 ELSE done_at END"
+                f"                WHEN :fraction > 0 AND {GLANCED} THEN NULL ELSE done_at END WHERE id = :id",
                 {"fraction": fraction, "at": at, "end": FINISHED, "now": time.time(), "id": article_id})
             return True
 

@@ -214,6 +214,36 @@ async def test_opening_an_article_and_going_back_keeps_it_on_the_reading_list(qu
     assert re.search(r'Ready<span class="nav-long">&nbsp;to read</span> <span class="count">2</span>', page)
 
 
+async def test_a_headline_opened_without_a_tap_is_on_the_list_only_while_it_is_being_read(quiet, pages):
+    _, (a, b) = await subscribe_slugs(quiet, pages, SLUGS[:2])
+    await tap_and_clean(quiet, [b])
+
+    async def reading_list():
+        return card_ids((await quiet.get("/", params={"state": "ready", "unread": 1})).text)
+
+    async def place(fraction, at):
+        answer = await quiet.put(f"/api/articles/{a}/position", json={"position": fraction, "at": at})
+        assert answer.status_code == 200, answer.text
+
+    opened = await quiet.get(f"/articles/{a}")  # straight from the headlines: cleaned now, never tapped
+    assert opened.status_code == 200 and (await quiet.get(f"/api/articles/{a}")).json()["state"] == "ready"
+    assert await reading_list() == [b]  # a glance is not a tap: it does not fill the list
+    await place(0.4, 1_000)
+    assert set(await reading_list()) == {a, b}  # read in and left part-way: in progress, on the list
+    await place(1.0, 2_000)
+    assert await reading_list() == [b]  # read to the end: done
+    await place(0.5, 3_000)
+    assert await reading_list() == [b]  # scrolling back up later does not bring it back
+    assert (await quiet.get(f"/api/articles/{a}")).json()["done"] is True
+
+    # a glance at another, then "mark unread": on the list again, as a person asked
+    _, (c,) = await subscribe_slugs(quiet, pages, ["gamma"], path="/third.xml", title="Third")
+    await quiet.get(f"/articles/{c}")
+    assert c not in await reading_list()
+    assert (await quiet.delete(f"/api/articles/{c}/read")).status_code == 200
+    assert c in await reading_list()
+
+
 async def test_marking_a_feed_read_keeps_its_ready_articles_on_the_reading_list(quiet, pages):
     feed_id, (a, b, c, d, e) = await subscribe_slugs(quiet, pages, SLUGS)
     await tap_and_clean(quiet, [b, d])
