@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import aiosqlite
 
 from ..records import RawPage, StoredImage
+from .highlights import reanchor
 from .base import _SERVICE_ORDER, _WAITING, Run, StoreBase, rows_of
 from .rows import ClaimRow, WaitingRow
 
@@ -239,6 +240,7 @@ class LineStore(StoreBase):
                     await _finish(db, run, "cached", None, received)
                     return
                 await _replace_content(db, run, content, images)
+                await reanchor(db, run.article_id)
             else:
                 rows = await rows_of(
                     db,
@@ -251,6 +253,7 @@ class LineStore(StoreBase):
                 )
                 if rows:
                     await _insert_images(db, run.article_id, images)
+                    await reanchor(db, run.article_id)  # highlights that came before the text
             # A saved link knows only its URL until its page is read: take the page's title.
             await db.execute(
                 """

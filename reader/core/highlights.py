@@ -1,0 +1,194 @@
+"""Highlights: the rules for making, changing and listing them, their W3C Web Annotation
+shape, and their marks in the reader view.
+
+A highlight is made by a person's selection in the reader view (or comes with an
+import): a quote with its context, or offsets in the article's plain text, or both.
+Where it goes is decided by reader/clean/anchors.py against the text as stored, never by
+trusting the browser: a quote that is not in the text is refused (Invalid, 422) with a
+sentence that says so. Notes and tags are plain text, escaped wherever they are shown.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from markupsafe import Markup
+
+from ..clean.anchors import CONTEXT, Mark, paint
+from ..clean.sanitize import valid_text
+from ..errors import Invalid, NotFound
+from ..params import MAX_LIMIT
+from ..store import Store
+
+MAX_QUOTE = 5_000  # characters a highlight's quote may have
+MAX_NOTE = 10_000
+MAX_PER_ARTICLE = 1_000
+MAX_HIGHLIGHT_TAGS = 20
+MAX_TAG = 100
+COLORS = ("yellow", "green", "blue", "pink")
+MAX_TEXT_FILTER = 200
+
+
+def _text(value: object, name: str, cap: int) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise Invalid(f"{name} must be text")
+    if len(value) > cap:
+        raise Invalid(f"{name} is {len(value):,} characters long: at most {cap:,}")
+    return valid_text(value)
+
+
+def _offset(value: object, name: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value != int(value) or not 0 <= value <= 100_000_000:
+        raise Invalid(f"{name} must be a whole number of characters from 0")
+    return int(value)
+
+
+def parse_color(value: object) -> str:
+    if value is None:
+        return COLORS[0]
+    if value not in COLORS:
+        raise Invalid(f"color must be one of {', '.join(COLORS)}")
+    return str(value)
+
+
+def parse_highlight_tags(value: object) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise Invalid("tags must be a list of names (or names separated by commas)")
+    seen: dict[str, str] = {}
+    for raw in value:
+        name = " ".join(valid_text(raw).split())
+        if len(name) > MAX_TAG:
+            raise Invalid(f"a tag is at most {MAX_TAG} characters")
+        if name:
+            seen.setdefault(name.lower(), name)
+    if len(seen) > MAX_HIGHLIGHT_TAGS:
+        raise Invalid(f"at most {MAX_HIGHLIGHT_TAGS} tags on a highlight")
+    return list(seen.values())
+
+
+async def add(store: Store, article_id: int, body: Mapping[str, Any]) -> dict[str, Any]:
+    """Make a highlight from {quote, prefix?, suffix?} or {start, end} or both, with
+    note, color and tags; the stored row."""
+    quote = _text(body.get("quote"), "quote", MAX_QUOTE)
+    prefix = _text(body.get("prefix"), "prefix", 4 * CONTEXT)[-4 * CONTEXT:]
+    suffix = _text(body.get("suffix"), "suffix", 4 * CONTEXT)[:4 * CONTEXT]
+    start, end = _offset(body.get("start"), "start"), _offset(body.get("end"), "end")
+    if not quote.strip() and (start is None or end is None):
+        raise Invalid("give the highlighted text (quote, with prefix and suffix) or its start and end")
+    if start is not None and end is not None and end <= start:
+        raise Invalid("end must come after start")
+    if start is not None and end is not None and end - start > MAX_QUOTE:
+        raise Invalid(f"a highlight is at most {MAX_QUOTE:,} characters")
+    note = _text(body.get("note"), "note", MAX_NOTE)
+    color = parse_color(body.get("color"))
+    tags = parse_highlight_tags(body.get("tags"))
+    outcome, row = await store.add_highlight(article_id, quote, prefix, suffix, start, end, note, color, tags,
+                                             cap=MAX_PER_ARTICLE)
+    if outcome == "no article":
+        raise NotFound("no such article")
+    if outcome == "full":
+        raise Invalid(f"this article has {MAX_PER_ARTICLE:,} highlights, the most one article may have")
+    if outcome == "no text":
+        raise Invalid("this article has no cleaned text yet to highlight in")
+    if outcome == "not found":
+        raise Invalid("that passage is not in the article's text" if quote.strip()
+                      else "start and end do not fit the article's text")
+    assert row is not None
+    return row
+
+
+async def update(store: Store, highlight_id: int, body: Mapping[str, Any]) -> dict[str, Any]:
+    changes: dict[str, Any] = {}
+    if "note" in body:
+        changes["note"] = _text(body["note"], "note", MAX_NOTE)
+    if "color" in body:
+        changes["color"] = parse_color(body["color"])
+    if "tags" in body:
+        changes["tags"] = parse_highlight_tags(body["tags"])
+    if not changes:
+        raise Invalid("nothing to change: give note, color or tags")
+    row = await store.update_highlight(highlight_id, changes)
+    if row is None:
+        raise NotFound("no such highlight")
+    return row
+
+
+def parse_before(value: object) -> tuple[float, int] | None:
+    """A page's continuation, "CREATED:ID" as `next` gave it."""
+    if value is None or value == "":
+        return None
+    try:
+        when, _, ident = str(value).partition(":")
+        stamp, number = float(when), int(ident)
+    except ValueError:
+        raise Invalid("before must be the `next` of the page before") from None
+    if not math.isfinite(stamp) or number < 0:
+        raise Invalid("before must be the `next` of the page before")
+    return stamp, number
+
+
+async def listing(store: Store, *, article_id: int | None = None, feed_id: int | None = None,
+                  tag: str | None = None, text: str | None = None, before: object = None,
+                  limit: int = 50) -> tuple[list[dict[str, Any]], str | None]:
+    """A page of highlights, newest first, and the `before` of the next page (None at the end)."""
+    if text is not None and len(text) > MAX_TEXT_FILTER:
+        raise Invalid(f"the text to find is at most {MAX_TEXT_FILTER} characters")
+    if tag is not None and len(tag) > MAX_TAG:
+        raise Invalid(f"a tag is at most {MAX_TAG} characters")
+    limit = max(1, min(limit, MAX_LIMIT))
+    rows = await store.list_highlights(article_id=article_id, feed_id=feed_id, tag=tag or None,
+                                       text=(text or "").strip() or None, before=parse_before(before),
+                                       limit=limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return rows, (f"{rows[-1]['created_at']!r}:{rows[-1]['id']}" if more else None)
+
+
+def _iso(stamp: float) -> str:
+    return datetime.datetime.fromtimestamp(stamp, datetime.UTC).isoformat().replace("+00:00", "Z")
+
+
+def annotation(row: Mapping[str, Any], base: str = "") -> dict[str, Any]:
+    """A highlight as a W3C Web Annotation (JSON-LD): its target is the article's URL with
+    a TextQuoteSelector and, while it is placed, a TextPositionSelector in the plain text."""
+    selectors: list[dict[str, Any]] = [
+        {"type": "TextQuoteSelector", "exact": row["quote"], "prefix": row["prefix"], "suffix": row["suffix"]}]
+    if not row["detached"] and row["start"] is not None:
+        selectors.append({"type": "TextPositionSelector", "start": row["start"], "end": row["end"]})
+    found: dict[str, Any] = {
+        "@context": "http://www.w3.org/ns/anno.jsonld",
+        "id": f"{base}/api/highlights/{row['id']}",
+        "type": "Annotation",
+        "motivation": "commenting" if row["note"] else "highlighting",
+        "created": _iso(row["created_at"]),
+        "modified": _iso(row["updated_at"]),
+        "target": {"source": row.get("article_url") or f"{base}/articles/{row['article_id']}",
+                   "selector": selectors},
+    }
+    if row["note"]:
+        found["body"] = [{"type": "TextualBody", "value": row["note"], "format": "text/plain",
+                          "purpose": "commenting"}]
+    if row["tags"]:
+        found.setdefault("body", []).extend(
+            {"type": "TextualBody", "value": tag, "purpose": "tagging"} for tag in row["tags"])
+    return found
+
+
+def painted(html: str, text: str, highlights: Sequence[Mapping[str, Any]]) -> Markup:
+    """The article's (sanitized) HTML with its placed highlights marked. The HTML is the
+    cleaner's, and marks add only our own tags and numbers: safe to show as it is."""
+    marks = [Mark(h["id"], h["start"], h["end"], h["color"] if h["color"] in COLORS else COLORS[0])
+             for h in highlights if not h["detached"] and h["start"] is not None and h["end"] is not None]
+    return Markup(paint(html, text, marks))
