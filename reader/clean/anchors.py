@@ -83,6 +83,17 @@ def squeeze(text: str) -> str:
     return _SPACE.sub("", text)
 
 
+def occurrences(text: str, quote: str, at_most: int = 1000) -> int:
+    """How often the quote is in the text, whitespace aside (for a refusal's reason)."""
+    body, wanted = squeeze(text), squeeze(quote)
+    if not wanted:
+        return 0
+    count, i = 0, body.find(wanted)
+    while i >= 0 and count < at_most:
+        count, i = count + 1, body.find(wanted, i + 1)
+    return count
+
+
 def locate(text: str, quote: str, prefix: str = "", suffix: str = "", start: int | None = None,
            end: int | None = None) -> Anchor | None:
     """The place of a quote (with its context) in `text`, or None when it cannot be placed

@@ -102,6 +102,9 @@ async def add(store: Store, article_id: int, body: Mapping[str, Any]) -> dict[st
         raise Invalid(f"this article has {MAX_PER_ARTICLE:,} highlights, the most one article may have")
     if outcome == "no text":
         raise Invalid("this article has no cleaned text yet to highlight in")
+    if outcome.startswith("repeated"):
+        raise Invalid(f"that passage is in the text {outcome.split()[1]} times: give its prefix and suffix"
+                      " (the words around it) or its start and end to say which")
     if outcome == "not found":
         raise Invalid("that passage is not in the article's text" if quote.strip()
                       else "start and end do not fit the article's text")

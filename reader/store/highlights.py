@@ -13,7 +13,7 @@ from typing import Any
 
 import aiosqlite
 
-from ..clean.anchors import Anchor, locate, text_hash
+from ..clean.anchors import Anchor, locate, occurrences, text_hash
 from .base import StoreBase, rows_of
 
 # What a highlight's row gives its readers (the article's title and feed for lists).
@@ -85,7 +85,8 @@ class HighlightStore(StoreBase):
                             anchored: bool = True) -> tuple[str, dict[str, Any] | None]:
         """Place and keep a highlight, in one transaction: ("made", row), or ("no article",
         None), ("no text", None) (not cleaned yet, nothing to place it in), ("not found",
-        None) (the quote is not in the text), ("full", None) (the article has `cap`)."""
+        None) (the quote is not in the text), ("repeated N", None) (it is, N times, and
+        nothing tells which), ("full", None) (the article has `cap`)."""
         now = time.time()
         async with self._transaction() as db:
             found = await rows_of(db, "SELECT (SELECT count(*) FROM highlights WHERE article_id = a.id) AS n"
@@ -98,7 +99,9 @@ class HighlightStore(StoreBase):
             if digest is None:
                 return "no text", None
             if anchor is None:
-                return "not found", None
+                rows = await rows_of(db, "SELECT text FROM contents WHERE article_id = ?", (article_id,))
+                times = occurrences(rows[0]["text"], quote) if quote.strip() else 0
+                return (f"repeated {times}" if times > 1 else "not found"), None
             cur = await db.execute(
                 """
                 INSERT INTO highlights (article_id, quote, prefix, suffix, start_offset, end_offset, text_hash,

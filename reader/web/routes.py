@@ -15,6 +15,7 @@ from .sync.greader import PREFIX
 from .api import articles as api_articles
 from .api import devices as api_devices
 from .api import feeds as api_feeds
+from .api import highlights as api_highlights
 from .api import status as api_status
 from .pages import (
     app_shell,
@@ -132,6 +133,13 @@ routes: list[BaseRoute] = [
     Route("/api/articles/{id:rowid}/tags", api_articles.set_tags, methods=["POST"]),
     Route("/api/articles/{id:rowid}/star", api_articles.unstar, methods=["DELETE"]),
     Route("/api/articles/{id:rowid}/position", api_articles.set_position, methods=["PUT"]),
+    # the JSON API: highlights
+    Route("/api/articles/{id:rowid}/highlights", api_highlights.article_highlights, methods=["GET"]),
+    Route("/api/articles/{id:rowid}/highlights", api_highlights.add_highlight, methods=["POST"]),
+    Route("/api/highlights", api_highlights.list_highlights, methods=["GET"]),
+    Route("/api/highlights/{id:rowid}", api_highlights.get_highlight, methods=["GET"]),
+    Route("/api/highlights/{id:rowid}", api_highlights.update_highlight, methods=["PATCH"]),
+    Route("/api/highlights/{id:rowid}", api_highlights.delete_highlight, methods=["DELETE"]),
 
     # the JSON API: devices reading offline, the line and the ledger
     Route("/api/articles/{id:rowid}/opened", api_devices.mark_opened, methods=["POST"]),
