@@ -23,6 +23,7 @@ import bisect
 import difflib
 import hashlib
 import html as htmlib
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ MAX_OCCURRENCES = 2000
 # Quotes longer than this are matched approximately by their head and their tail.
 LONG_QUOTE = 800
 
-_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"\S+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,24 +64,47 @@ def at(text: str, start: int, end: int, *, exact: bool = True) -> Anchor:
     return Anchor(start, end, text[start:end], text[max(0, start - CONTEXT):start], text[end:end + CONTEXT], exact)
 
 
-class _Squeezed:
-    """A text without its whitespace, and where each of its characters was."""
+class Squeezed:
+    """A text without its whitespace, and the way back to where each of its characters
+    was: the squeezed length before each block of BLOCK characters, so that no list of
+    every character (or word) is made, which cost more than the search itself."""
+
+    BLOCK = 256
 
     def __init__(self, text: str) -> None:
-        self.where = [i for i, c in enumerate(text) if not c.isspace()]
-        self.text = "".join(text[i] for i in self.where)
+        self.raw = text
+        self.text = squeeze(text)
+        self.before = [0]
+        for block in range(0, len(text), self.BLOCK):
+            self.before.append(self.before[-1] + len(squeeze(text[block:block + self.BLOCK])))
+
+    def pos(self, q: int) -> int:
+        """The original offset of squeezed character q (0 <= q < len(self.text))."""
+        block = bisect.bisect_right(self.before, q) - 1
+        start = block * self.BLOCK
+        need = q - self.before[block]
+        for word in _WORD.finditer(self.raw, start, start + self.BLOCK):
+            size = word.end() - word.start()
+            if need < size:
+                return word.start() + need
+            need -= size
+        raise IndexError(q)
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original [start, end) of squeezed [start, end) (end > start)."""
-        return self.where[start], self.where[end - 1] + 1
+        return self.pos(start), self.pos(end - 1) + 1
 
     def index(self, offset: int) -> int:
-        """The squeezed index of an original offset (the next character that is not a space)."""
-        return bisect.bisect_left(self.where, offset)
+        """The squeezed index of an original offset: of its character, or of the next one
+        that is not a space."""
+        offset = max(0, min(offset, len(self.raw)))
+        block = offset // self.BLOCK
+        return self.before[block] + len(squeeze(self.raw[block * self.BLOCK:offset]))
 
 
 def squeeze(text: str) -> str:
-    return _SPACE.sub("", text)
+    """The text without its whitespace (str.split's, as _WORD's: Unicode's)."""
+    return "".join(text.split())
 
 
 def occurrences(text: str, quote: str, at_most: int = 1000) -> int:
@@ -94,11 +118,14 @@ def occurrences(text: str, quote: str, at_most: int = 1000) -> int:
     return count
 
 
-def locate(text: str, quote: str, prefix: str = "", suffix: str = "", start: int | None = None,
+def locate(text: str | Squeezed, quote: str, prefix: str = "", suffix: str = "", start: int | None = None,
            end: int | None = None) -> Anchor | None:
     """The place of a quote (with its context) in `text`, or None when it cannot be placed
     with confidence. Offsets alone (no quote) are taken as they are, if they fit the text;
-    offsets with a quote are a hint: taken when the quote is there, else a place near them."""
+    offsets with a quote are a hint: taken when the quote is there, else a place near them.
+    Placing many quotes in one text: give it as Squeezed(text), made once."""
+    body = text if isinstance(text, Squeezed) else None
+    text = body.raw if body is not None else str(text)
     if not quote.strip():
         if start is None or end is None or not 0 <= start < end <= len(text) or not text[start:end].strip():
             return None
@@ -107,7 +134,8 @@ def locate(text: str, quote: str, prefix: str = "", suffix: str = "", start: int
     if start is not None and end is not None and 0 <= start < end <= len(text) \
             and squeeze(text[start:end]) == wanted:
         return at(text, start, end)
-    body = _Squeezed(text)
+    if body is None:
+        body = Squeezed(text)
     if not body.text:
         return None
     before, after = squeeze(prefix)[-CONTEXT:], squeeze(suffix)[:CONTEXT]
@@ -279,47 +307,63 @@ class Mark:
     color: str
 
 
-def _html_text(fragment: str) -> tuple[list[str], str, list[tuple[int, int, int]]]:
-    """The HTML cut into tags and text runs, the text its runs decode to, and for each
-    character of that text (run index, start, end) in its run's source."""
-    parts: list[str] = []
-    chars: list[str] = []
-    where: list[tuple[int, int, int]] = []
-    last = 0
-    for match in _TAG.finditer(fragment):
-        parts.append(fragment[last:match.start()])
-        parts.append(match.group())
-        last = match.end()
-    parts.append(fragment[last:])
-    for index in range(0, len(parts), 2):
-        run = parts[index]
-        i = 0
-        while i < len(run):
-            if run[i] == "&" and (entity := _ENTITY.match(run, i)):
-                decoded = htmlib.unescape(entity.group())
-                for c in decoded:
-                    chars.append(c)
-                    where.append((index, i, entity.end()))
-                i = entity.end()
+class _Html:
+    """The HTML cut into tags and text runs (even indexes of `parts`), the text its runs
+    decode to (entities decoded), and the way back from that text to each run's source."""
+
+    def __init__(self, fragment: str) -> None:
+        self.parts: list[str] = []
+        last = 0
+        for match in _TAG.finditer(fragment):
+            self.parts += [fragment[last:match.start()], match.group()]
+            last = match.end()
+        self.parts.append(fragment[last:])
+        decoded: list[str] = []
+        self.run_starts: list[int] = []  # where each run's text starts in self.text
+        self.maps: dict[int, list[int]] = {}  # for runs with entities: source offset per character (and the end)
+        at = 0
+        for index in range(0, len(self.parts), 2):
+            run = self.parts[index]
+            self.run_starts.append(at)
+            if "&" in run:
+                chars: list[str] = []
+                offsets: list[int] = []
+                i = 0
+                for entity in _ENTITY.finditer(run):
+                    chars.append(run[i:entity.start()])
+                    offsets += range(i, entity.start())
+                    text = htmlib.unescape(entity.group())
+                    chars.append(text)
+                    offsets += [entity.start()] * len(text)
+                    i = entity.end()
+                chars.append(run[i:])
+                offsets += range(i, len(run))
+                text = "".join(chars)
+                self.maps[index // 2] = [*offsets, len(run)]
             else:
-                chars.append(run[i])
-                where.append((index, i, i + 1))
-                i += 1
-    return parts, "".join(chars), where
+                text = run
+            decoded.append(text)
+            at += len(text)
+        self.run_starts.append(at)
+        self.text = "".join(decoded)
+
+    def source(self, run: int, offset: int) -> int:
+        """The source offset in run `run` (counted in runs) of its text's offset."""
+        found = self.maps.get(run)
+        return found[offset] if found is not None else offset
 
 
-def _align(plain: str, dom: str) -> list[int]:
-    """For each character of the plain text, the index of the same character in the HTML's
-    text (-1 for whitespace and for a letter the HTML's text does not have)."""
-    mapped = [-1] * len(plain)
+def _squeezed_map(plain: Squeezed, dom: Squeezed) -> list[int] | None:
+    """None when the two texts have the same letters (the usual case: the plain text is
+    made from this HTML); else, for each squeezed letter of the plain text, the index of
+    the same letter in the HTML's (-1 where it has none), aligned greedily."""
+    if plain.text == dom.text:
+        return None
+    mapped = [-1] * len(plain.text)
     j = 0
-    for i, c in enumerate(plain):
-        if c.isspace():
-            continue
-        k = j
-        while k < len(dom) and k - j < _LOOKAHEAD and (dom[k] != c):
-            k += 1
-        if k < len(dom) and dom[k] == c:
+    for i, c in enumerate(plain.text):
+        k = dom.text.find(c, j, j + _LOOKAHEAD)
+        if k >= 0:
             mapped[i] = k
             j = k + 1
     return mapped
@@ -333,52 +377,56 @@ def paint(fragment: str, plain: str, marks: Sequence[Mark]) -> str:
     each highlight has id="hl-ID", which a link to it scrolls to."""
     if not marks:
         return fragment
-    parts, dom, where = _html_text(fragment)
-    mapped = _align(plain, dom)
-    cover: list[list[Mark]] = [[] for _ in dom]
+    html = _Html(fragment)
+    ours, theirs = Squeezed(plain), Squeezed(html.text)
+    mapped = _squeezed_map(ours, theirs)
+    spans: list[tuple[int, int, Mark]] = []  # [start, end) in the HTML's text
     for mark in sorted(marks, key=lambda m: (m.start, m.id)):
-        inside = [k for k in mapped[max(0, mark.start):min(len(plain), mark.end)] if k >= 0]
-        if not inside:
+        qs, qe = ours.index(max(0, mark.start)), ours.index(min(len(plain), mark.end))
+        if mapped is not None:
+            inside = [k for k in mapped[qs:qe] if k >= 0]
+            if not inside:
+                continue
+            qs, qe = inside[0], inside[-1] + 1
+        if qe <= qs or qe > len(theirs.text):
             continue
-        for k in range(inside[0], inside[-1] + 1):
-            cover[k].append(mark)
-    # Per text run with a mark: its characters, split where what covers them changes.
-    by_run: dict[int, list[int]] = {}
-    for k, (run, _, _) in enumerate(where):
-        by_run.setdefault(run, []).append(k)
+        spans.append((theirs.pos(qs), theirs.pos(qe - 1) + 1, mark))
+    # Elementary stretches: between two consecutive ends of spans (or of text runs), the
+    # same marks cover, swept from left to right.
+    events = sorted({e for s, t, _ in spans for e in (s, t)})
+    pieces: dict[int, list[tuple[int, int, list[Mark]]]] = {}  # run -> (start, end in its text, marks)
+    pending = sorted(spans, key=lambda span: span[0])
+    active: list[tuple[int, int, Mark]] = []
+    taken = 0
+    for left, right in itertools.pairwise(events):
+        while taken < len(pending) and pending[taken][0] <= left:
+            active.append(pending[taken])
+            taken += 1
+        active = [span for span in active if span[1] > left]
+        if not active:
+            continue
+        over = sorted((span[2] for span in active), key=lambda m: (m.start, m.id))
+        first = bisect.bisect_right(html.run_starts, left) - 1
+        for run in range(first, len(html.run_starts) - 1):
+            base, end = html.run_starts[run], html.run_starts[run + 1]
+            if base >= right:
+                break
+            a, z = max(left, base), min(right, end)
+            if z > a and html.text[a:z].strip():
+                pieces.setdefault(run, []).append((a - base, z - base, over))
     named: set[int] = set()
-    for run, ks in by_run.items():
-        if any(cover[k] for k in ks):
-            parts[run] = _paint_run(parts[run], ks, where, cover, dom, named)
-    return "".join(parts)
-
-
-def _paint_run(source: str, ks: list[int], where: list[tuple[int, int, int]], cover: list[list[Mark]], dom: str,
-               named: set[int]) -> str:
-    """One text run's source with its covered characters wrapped, a <mark> per stretch
-    that the same marks cover. `named`: the highlights whose first mark was written."""
-    out: list[str] = []
-    pos = 0
-    stretches: list[list[int]] = []
-    for k in ks:
-        if cover[k] and stretches and stretches[-1] and cover[stretches[-1][-1]] == cover[k] \
-                and stretches[-1][-1] == k - 1:
-            stretches[-1].append(k)
-        elif cover[k]:
-            stretches.append([k])
-    for stretch in stretches:
-        s, e = where[stretch[0]][1], where[stretch[-1]][2]
-        piece = source[s:e]
-        out.append(source[pos:s])
-        if all(dom[k].isspace() for k in stretch):
-            out.append(piece)
-        else:
-            over = cover[stretch[0]]
+    for run, found in pieces.items():
+        source = html.parts[2 * run]
+        out, pos = [], 0
+        for left, right, over in found:
+            s, e = html.source(run, left), html.source(run, right)
             top = over[-1]
             anchor = "" if top.id in named else f' id="hl-{top.id}"'
             named.add(top.id)
             both = f' data-hls="{" ".join(str(m.id) for m in over)}"' if len(over) > 1 else ""
-            out.append(f'<mark class="hl hl-{top.color}"{anchor} data-hl="{top.id}"{both}>{piece}</mark>')
-        pos = e
-    out.append(source[pos:])
-    return "".join(out)
+            out += [source[pos:s], f'<mark class="hl hl-{top.color}"{anchor} data-hl="{top.id}"{both}>',
+                    source[s:e], "</mark>"]
+            pos = e
+        out.append(source[pos:])
+        html.parts[2 * run] = "".join(out)
+    return "".join(html.parts)

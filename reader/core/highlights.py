@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -187,6 +187,26 @@ def annotation(row: Mapping[str, Any], base: str = "") -> dict[str, Any]:
         found.setdefault("body", []).extend(
             {"type": "TextualBody", "value": tag, "purpose": "tagging"} for tag in row["tags"])
     return found
+
+
+class Shown(NamedTuple):
+    """A highlight as the reader view shows it: hashable, so a page's ETag can count it."""
+
+    id: int
+    start: int | None
+    end: int | None
+    color: str
+    detached: bool
+    quote: str
+    note: str
+    tags: tuple[str, ...]
+    created_at: float
+
+
+def shown(highlights: Sequence[Mapping[str, Any]]) -> tuple[Shown, ...]:
+    return tuple(Shown(h["id"], h["start"], h["end"], h["color"] if h["color"] in COLORS else COLORS[0],
+                       bool(h["detached"]) or h["start"] is None, h["quote"], h["note"], tuple(h["tags"]),
+                       h["created_at"]) for h in highlights)
 
 
 def painted(html: str, text: str, highlights: Sequence[Mapping[str, Any]]) -> Markup:

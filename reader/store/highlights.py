@@ -13,7 +13,7 @@ from typing import Any
 
 import aiosqlite
 
-from ..clean.anchors import Anchor, locate, occurrences, text_hash
+from ..clean.anchors import Anchor, Squeezed, locate, occurrences, text_hash
 from .base import StoreBase, rows_of
 
 # What a highlight's row gives its readers (the article's title and feed for lists).
@@ -60,8 +60,10 @@ async def reanchor(db: aiosqlite.Connection, article_id: int) -> int:
             " WHERE article_id = ? AND text_hash IS NOT ?", (article_id, digest))
     detached = 0
     updates = []
+    squeezed = Squeezed(text) if stale else None  # made once for all of them
     for h in stale:
-        anchor = locate(text, h["quote"], h["prefix"], h["suffix"], h["start_offset"], h["end_offset"])
+        assert squeezed is not None
+        anchor = locate(squeezed, h["quote"], h["prefix"], h["suffix"], h["start_offset"], h["end_offset"])
         if anchor is None:
             detached += 1
             updates.append((h["prefix"], h["suffix"], h["start_offset"], h["end_offset"], digest, 1, h["id"]))
