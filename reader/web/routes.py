@@ -24,6 +24,7 @@ from .pages import (
     browse,
     editions,
     feeds,
+    highlights,
     library,
     save,
     session,
@@ -92,6 +93,8 @@ routes: list[BaseRoute] = [
     Route("/save", save.save_link, methods=["POST"]),
     Route("/save/page", save.save_with_page, methods=["POST"]),
 
+    # highlights
+    Route("/highlights", highlights.highlights_page, methods=["GET"]),
     # status
     Route("/stats", status.stats_page, methods=["GET"]),
 

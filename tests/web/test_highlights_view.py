@@ -65,3 +65,43 @@ async def test_fifty_highlights_are_fifty_marks(quiet, pages):
         assert (await quiet.post(f"/api/articles/{a}/highlights", json={"start": start, "end": start + 12})).status_code == 200
     page = (await quiet.get(f"/articles/{a}")).text
     assert len({hl for hl, _ in marks(page)}) == 50
+
+
+async def test_the_highlights_page_lists_filters_and_links_to_each_place(quiet, pages):
+    a = await ready_article(quiet, pages)
+    made = []
+    for i in range(1, 5):
+        answer = await quiet.post(f"/api/articles/{a}/highlights",
+                                  json={"quote": f"Paragraph number {i} of", "tags": ["odd" if i % 2 else "even"],
+                                        "note": f"<b>note {i}</b>"})
+        made.append(answer.json()["id"])
+    page = (await quiet.get("/highlights")).text
+    links = re.findall(rf'href="/articles/{a}#hl-(\d+)"', page)
+    assert links == [str(i) for i in made[::-1]]  # newest first
+    assert "&lt;b&gt;note 4&lt;/b&gt;" in page and "<b>note" not in page
+    odd = (await quiet.get("/highlights?tag=odd")).text
+    assert re.findall(rf'href="/articles/{a}#hl-(\d+)"', odd) == [str(made[2]), str(made[0])]
+    found = (await quiet.get("/highlights", params={"q": "note 3"})).text
+    assert re.findall(rf'href="/articles/{a}#hl-(\d+)"', found) == [str(made[2])]
+    assert "No highlight matches." in (await quiet.get("/highlights?q=nothing-like-it")).text
+    assert "In <a" in (await quiet.get(f"/highlights?article={a}")).text
+    # bad input is a page that says so, never a 500
+    for query in ("before=nonsense", "article=abc", "feed=-1", f"q={'x' * 300}"):
+        answer = await quiet.get(f"/highlights?{query}")
+        assert 400 <= answer.status_code < 500, (query, answer.status_code)
+    assert (await quiet.get("/highlights?article=999999")).status_code == 404
+
+
+async def test_the_highlights_page_pages(quiet, pages, monkeypatch):
+    from reader.web.pages import highlights
+    monkeypatch.setattr(highlights, "PAGE", 2)
+    a = await ready_article(quiet, pages)
+    for i in range(1, 6):
+        await quiet.post(f"/api/articles/{a}/highlights", json={"quote": f"Paragraph number {i} of"})
+    seen, path = [], "/highlights"
+    while path:
+        page = (await quiet.get(path)).text
+        seen += re.findall(r'#hl-(\d+)"', page)
+        older = re.search(r'href="(/highlights\?before=[^"]+)"', page)
+        path = older.group(1).replace("&amp;", "&") if older else None
+    assert len(seen) == 5 and seen == sorted(seen, key=int, reverse=True)

@@ -1,0 +1,35 @@
+"""The highlights page: every highlight, newest first, narrowed by a tag, an article, a
+feed or words in the quote, note or tags; each links to its place in its article."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ...core import parse_int
+from ..render import nav, render
+from ..requests import reader_of
+
+PAGE = 50
+
+
+async def highlights_page(request: Request) -> Response:
+    reader = reader_of(request)
+    params = request.query_params
+    article_id = parse_int(params.get("article"), "article")
+    feed_id = parse_int(params.get("feed"), "feed")
+    tag = (params.get("tag") or "").strip() or None
+    text = (params.get("q") or "").strip() or None
+    rows, following = await reader.list_highlights(article_id=article_id, feed_id=feed_id, tag=tag, text=text,
+                                                   before=params.get("before"), limit=PAGE)
+    kept = {name: value for name, value in (("tag", tag), ("q", text), ("feed", feed_id), ("article", article_id))
+            if value is not None}
+    older = f"/highlights?{urlencode({**kept, 'before': following})}" if following else None
+    article_title = None
+    if article_id is not None:
+        article_title = (await reader.article(article_id)).title
+    return render(request, "highlights.html", rows=rows, older=older, tag=tag, text=text or "", feed_id=feed_id,
+                  article_id=article_id, article_title=article_title, tags=await reader.highlight_tags(),
+                  feeds=await reader.feeds(counts=False), filtered=bool(kept), **await nav(request))
