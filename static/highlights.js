@@ -3,7 +3,7 @@
    highlight (or its Edit button in the list under the article) to add a note, a color or
    tags, or to delete it.
 
-   The selection is sent as its quote with 32 characters of the text on either side, taken
+   The selection is sent as its quote with 128 characters of the text on either side, taken
    from the article body's DOM text; the server places it in the plain text it keeps
    (reader/clean/anchors.py, blind to the whitespace in which the two differ) and answers
    with its offsets there. The marks are painted at once; one the server refuses (a 422:
@@ -14,7 +14,9 @@
 (function () {
   "use strict";
 
-  var CONTEXT = 32;
+  // context sent on each side: the server keeps 32 characters, and weighs up to 128 to tell
+  // a repeated quote's places apart
+  var CONTEXT = 128;
   var data = {};  // highlight id -> {id, color, note, tags, quote}
 
   function $(id) { return document.getElementById(id); }

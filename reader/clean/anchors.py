@@ -29,6 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 CONTEXT = 32  # characters of context kept on each side of a quote
+# Characters of context weighed when given (the browser sends more than is kept, so that
+# a quote repeated with the same 32 characters around it is still told apart).
+MAX_CONTEXT = 128
 # An approximate match is trusted when the quote found is at least this like the quote
 # kept, or nearly so with its context found around it too.
 SIMILAR = 0.85
@@ -138,7 +141,7 @@ def locate(text: str | Squeezed, quote: str, prefix: str = "", suffix: str = "",
         body = Squeezed(text)
     if not body.text:
         return None
-    before, after = squeeze(prefix)[-CONTEXT:], squeeze(suffix)[:CONTEXT]
+    before, after = squeeze(prefix)[-MAX_CONTEXT:], squeeze(suffix)[:MAX_CONTEXT]
     near = body.index(start) if start is not None and 0 <= start <= len(text) else None
     found = _exact(body.text, wanted, before, after, near)
     if found is not None:

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
-from ..clean.anchors import CONTEXT, Mark, paint
+from ..clean.anchors import MAX_CONTEXT, Mark, paint
 from ..clean.sanitize import valid_text
 from ..errors import Invalid, NotFound
 from ..params import MAX_LIMIT
@@ -82,8 +82,9 @@ async def add(store: Store, article_id: int, body: Mapping[str, Any]) -> dict[st
     """Make a highlight from {quote, prefix?, suffix?} or {start, end} or both, with
     note, color and tags; the stored row."""
     quote = _text(body.get("quote"), "quote", MAX_QUOTE)
-    prefix = _text(body.get("prefix"), "prefix", 4 * CONTEXT)[-4 * CONTEXT:]
-    suffix = _text(body.get("suffix"), "suffix", 4 * CONTEXT)[:4 * CONTEXT]
+    # more context than is kept may be given (up to MAX_CONTEXT is weighed); longer is cut
+    prefix = _text(body.get("prefix"), "prefix", MAX_QUOTE)[-MAX_CONTEXT:]
+    suffix = _text(body.get("suffix"), "suffix", MAX_QUOTE)[:MAX_CONTEXT]
     start, end = _offset(body.get("start"), "start"), _offset(body.get("end"), "end")
     if not quote.strip() and (start is None or end is None):
         raise Invalid("give the highlighted text (quote, with prefix and suffix) or its start and end")
