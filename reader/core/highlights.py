@@ -210,6 +210,69 @@ def shown(highlights: Sequence[Mapping[str, Any]]) -> tuple[Shown, ...]:
                        h["created_at"]) for h in highlights)
 
 
+def exported(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A highlight as `reader export` keeps it: its Web Annotation without an id (ids are
+    one database's), with its color, which the model has no word for."""
+    found = annotation(row)
+    del found["id"]
+    found["target"]["source"] = row["article_url"]
+    found["color"] = row["color"]
+    return found
+
+
+def _stamp(value: object) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.UTC)
+    return when.timestamp()
+
+
+def from_annotation(raw: object) -> dict[str, Any] | None:
+    """A highlight from a Web Annotation (an export's, or another tool's): its quote, its
+    context and offsets if it has them, its note (the commenting bodies) and tags (the
+    tagging ones); None if it quotes nothing. Caps as for one made while reading."""
+    if not isinstance(raw, dict):
+        return None
+    target = raw.get("target")
+    selectors = target.get("selector") if isinstance(target, dict) else None
+    if isinstance(selectors, dict):
+        selectors = [selectors]
+    if not isinstance(selectors, list):
+        return None
+    quote: dict[str, Any] = next((s for s in selectors if isinstance(s, dict) and s.get("type") == "TextQuoteSelector"), {})
+    where: dict[str, Any] = next((s for s in selectors if isinstance(s, dict) and s.get("type") == "TextPositionSelector"), {})
+    exact = quote.get("exact")
+    if not isinstance(exact, str) or not exact.strip() or len(exact) > MAX_QUOTE:
+        return None
+    bodies = raw.get("body")
+    if isinstance(bodies, dict):
+        bodies = [bodies]
+    bodies = [b for b in bodies if isinstance(b, dict) and isinstance(b.get("value"), str)] \
+        if isinstance(bodies, list) else []
+    note = "\n\n".join(b["value"] for b in bodies if b.get("purpose", "commenting") == "commenting")[:MAX_NOTE]
+    try:
+        tags = parse_highlight_tags([b["value"] for b in bodies if b.get("purpose") == "tagging"])
+    except Invalid:
+        tags = []
+    start, end = where.get("start"), where.get("end")
+    placed = isinstance(start, int) and isinstance(end, int) and not isinstance(start, bool) \
+        and not isinstance(end, bool) and 0 <= start < end
+    created = _stamp(raw.get("created"))
+    prefix, suffix = quote.get("prefix"), quote.get("suffix")
+    return {
+        "quote": valid_text(exact), "prefix": valid_text(prefix)[-MAX_CONTEXT:] if isinstance(prefix, str) else "",
+        "suffix": valid_text(suffix)[:MAX_CONTEXT] if isinstance(suffix, str) else "",
+        "start": start if placed else None, "end": end if placed else None, "note": valid_text(note),
+        "color": raw.get("color") if raw.get("color") in COLORS else COLORS[0], "tags": tags,
+        "created_at": created, "updated_at": _stamp(raw.get("modified")) or created,
+    }
+
+
 def painted(html: str, text: str, highlights: Sequence[Mapping[str, Any]]) -> Markup:
     """The article's (sanitized) HTML with its placed highlights marked. The HTML is the
     cleaner's, and marks add only our own tags and numbers: safe to show as it is."""

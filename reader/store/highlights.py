@@ -28,6 +28,23 @@ _LISTED = f"""
 """
 
 
+async def bring_back(db: aiosqlite.Connection, article_id: int, records: Sequence[dict[str, Any]], now: float) -> None:
+    """An export's highlights into an article, once (the same quote at the same place, or
+    detached with the same note, is there already), then placed in its text."""
+    await db.executemany(
+        """
+        INSERT INTO highlights (article_id, quote, prefix, suffix, start_offset, end_offset, note, color, tags,
+                                detached, created_at, updated_at)
+        SELECT :id, :quote, :prefix, :suffix, :start, :end, :note, :color, :tags, :start IS NULL,
+               :created_at, :updated_at
+        WHERE NOT EXISTS (SELECT 1 FROM highlights WHERE article_id = :id AND quote = :quote
+                          AND start_offset IS :start AND note = :note)
+        """,
+        [{**r, "id": article_id, "tags": json.dumps(r["tags"]), "created_at": r["created_at"] or now,
+          "updated_at": r["updated_at"] or r["created_at"] or now} for r in records])
+    await reanchor(db, article_id)
+
+
 def _row(row: dict[str, Any]) -> dict[str, Any]:
     row["tags"] = json.loads(row["tags"])
     row["detached"] = bool(row["detached"])
@@ -115,6 +132,14 @@ class HighlightStore(StoreBase):
             new_id = cur.lastrowid
             rows = await rows_of(db, f"{_LISTED} WHERE h.id = ?", (new_id,))
             return "made", _row(dict(rows[0]))
+
+    async def highlights_for(self, article_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+        """The highlights of these articles, each's in the order they were made."""
+        found: dict[int, list[dict[str, Any]]] = {}
+        for row in await self._all(f"{_LISTED} WHERE h.article_id IN (SELECT value FROM json_each(?))"
+                                   " ORDER BY h.article_id, h.created_at, h.id", (json.dumps(list(article_ids)),)):
+            found.setdefault(row["article_id"], []).append(_row(row))
+        return found
 
     async def highlight(self, highlight_id: int) -> dict[str, Any] | None:
         row = await self._one(f"{_LISTED} WHERE h.id = ?", (highlight_id,))

@@ -14,8 +14,8 @@ import re
 import httpx
 import pytest
 
-from .browsing import TIMEOUT_MS, Watch
 from ..helpers import wait_for
+from .browsing import TIMEOUT_MS, Watch
 from .test_browser_layout import DESKTOP, PHONE, axe_findings, with_axe
 
 pytestmark = pytest.mark.browser

@@ -142,3 +142,45 @@ async def test_a_reclean_from_the_stored_page_keeps_highlights_where_they_are(se
         assert (await reader.reclean(article_id))[0] == "cached"
         [again] = await reader.highlights(article_id)
     assert (again["start"], again["end"], again["detached"]) == (made["start"], made["end"], False)
+
+
+async def test_an_export_keeps_highlights_as_web_annotations_and_brings_them_back_exactly(settings, pages, tmp_path):
+    import json
+
+    article_id = await cleaned(settings, pages, article_page(PASSAGE))
+    async with running(settings.replace(extract_processes=0), worker=False) as reader:
+        await reader.add_highlight(article_id, {"quote": "every copy was made by hand", "note": "by hand",
+                                                "tags": ["history"], "color": "green"})
+        await reader.add_highlight(article_id, {"quote": "scribes"})
+    # one detached: the site rewrote that part
+    pages.add("/press.html", article_page(PASSAGE.replace("scribes", "monks")))
+    assert (await run_cli(settings.db, "reclean", "--refetch", str(article_id)))[0] == 0
+    first = tmp_path / "first.json"
+    code, _, err = await run_cli(settings.db, "export", "--out", str(first))
+    assert code == 0, err
+    document = json.loads(first.read_text())
+    [record] = [r for r in document["articles"] if r["highlights"]]
+    by_quote = {h["target"]["selector"][0]["exact"]: h for h in record["highlights"]}
+    made = by_quote["every copy was made by hand"]
+    assert made["type"] == "Annotation" and made["@context"] == "http://www.w3.org/ns/anno.jsonld"
+    assert made["color"] == "green" and made["target"]["source"] == record["url"]
+    assert [s["type"] for s in made["target"]["selector"]] == ["TextQuoteSelector", "TextPositionSelector"]
+    assert {(b["purpose"], b["value"]) for b in made["body"]} == {("commenting", "by hand"), ("tagging", "history")}
+    # the detached one keeps its quote and has no place
+    assert [s["type"] for s in by_quote["scribes"]["target"]["selector"]] == ["TextQuoteSelector"]
+
+    fresh = tmp_path / "fresh.db"
+    code, _, err = await run_cli(fresh, "import", str(first), "--no-refresh")
+    assert code == 0, err
+    second = tmp_path / "second.json"
+    assert (await run_cli(fresh, "export", "--out", str(second)))[0] == 0
+    a, b = json.loads(first.read_text()), json.loads(second.read_text())
+    a.pop("exported_at"), b.pop("exported_at")
+    assert a == b
+    # and importing it again adds nothing
+    assert (await run_cli(fresh, "import", str(first), "--no-refresh"))[0] == 0
+    third = tmp_path / "third.json"
+    assert (await run_cli(fresh, "export", "--out", str(third)))[0] == 0
+    c = json.loads(third.read_text())
+    c.pop("exported_at")
+    assert c == a
