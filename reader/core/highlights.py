@@ -10,8 +10,13 @@ sentence that says so. Notes and tags are plain text, escaped wherever they are 
 
 from __future__ import annotations
 
+import csv
 import datetime
+import io
+import json
 import math
+import re
+import zipfile
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -279,3 +284,73 @@ def painted(html: str, text: str, highlights: Sequence[Mapping[str, Any]]) -> Ma
     marks = [Mark(h["id"], h["start"], h["end"], h["color"] if h["color"] in COLORS else COLORS[0])
              for h in highlights if not h["detached"] and h["start"] is not None and h["end"] is not None]
     return Markup(paint(html, text, marks))
+
+
+# -- taken anywhere: Markdown for notes apps, Readwise's CSV ---------------------------------
+
+# Readwise's import header, exactly (readwise.io/import_bulk)
+READWISE_HEADER = ["Highlight", "Book Title", "Book Author", "Amazon Book ID", "Note", "Color", "Tags",
+                   "Location Type", "Location", "Highlighted at", "Document tags"]
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def _by_article(rows: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    groups: dict[int, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row["article_id"], []).append(row)
+    return list(groups.values())
+
+
+def _day(stamp: float | None) -> str | None:
+    return _iso(stamp) if stamp is not None else None
+
+
+def markdown_files(rows: Sequence[Mapping[str, Any]], tags: Mapping[int, Sequence[str]],
+                   base: str) -> dict[str, str]:
+    """One Markdown file per article with highlights, named after its title: YAML front
+    matter (title, URL, author, tags, dates; each value JSON, which YAML reads as it is),
+    then each highlight as a quote with its note, its tags and a link that opens the
+    article at that passage (`base`: the address reader is reached at)."""
+    files: dict[str, str] = {}
+    for group in _by_article(rows):
+        first = group[0]
+        article_id = first["article_id"]
+        front = {"title": first["article_title"], "url": first["article_url"], "author": first["article_author"],
+                 "source": first.get("feed_title"), "tags": list(tags.get(article_id, ())),
+                 "saved": _day(first.get("article_added_at")), "published": _day(first.get("article_published")),
+                 "reader": f"{base}/articles/{article_id}", "highlights": len(group)}
+        lines = ["---", *(f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in front.items()), "---",
+                 "", f"# {' '.join(str(first['article_title']).split())}", ""]
+        for h in group:
+            lines += [f"> {line}" if line.strip() else ">" for line in h["quote"].splitlines() or [""]]
+            lines.append("")
+            if h["note"]:
+                lines += [h["note"], ""]
+            where = "not found in the current text" if h["detached"] else \
+                f"[open at this passage]({base}/articles/{article_id}#hl-{h['id']})"
+            extra = "".join(f" #{'-'.join(t.split())}" for t in h["tags"])
+            lines += [f"{where} · {_iso(h['created_at'])}{extra}", ""]
+        slug = _SLUG.sub("-", str(first["article_title"]).lower()).strip("-")[:60] or "article"
+        files[f"{slug}-{article_id}.md"] = "\n".join(lines)
+    return files
+
+
+def markdown_zip(files: Mapping[str, str]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in files.items():
+            archive.writestr(f"highlights/{name}", text)
+    return out.getvalue()
+
+
+def readwise_csv(rows: Sequence[Mapping[str, Any]], tags: Mapping[int, Sequence[str]]) -> str:
+    """Readwise's CSV: a row per highlight, Location its order in the article."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(READWISE_HEADER)
+    for group in _by_article(rows):
+        for order, h in enumerate(group, 1):
+            when = datetime.datetime.fromtimestamp(h["created_at"], datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")
+            writer.writerow([h["quote"], h["article_title"], h["article_author"] or "", "", h["note"], h["color"],
+                             ",".join(h["tags"]), "order", order, when, ",".join(tags.get(h["article_id"], ()))])
+    return out.getvalue()

@@ -507,6 +507,21 @@ class Reader:
     async def highlight_tags(self) -> list[str]:
         return await self._store.highlight_tags()
 
+    async def highlights_markdown(self, base: str) -> dict[str, str]:
+        """Every article's highlights as a Markdown file for notes apps (Obsidian), by name;
+        `base`: the address reader is reached at, for the links back."""
+        rows = await self._store.every_highlight()
+        tags = await self._store.tags_of(sorted({r["article_id"] for r in rows}))
+        return highlights.markdown_files(rows, tags, base.rstrip("/"))
+
+    async def highlights_zip(self, base: str) -> bytes:
+        return highlights.markdown_zip(await self.highlights_markdown(base))
+
+    async def highlights_readwise(self) -> str:
+        """Every highlight as Readwise's CSV."""
+        rows = await self._store.every_highlight()
+        return highlights.readwise_csv(rows, await self._store.tags_of(sorted({r["article_id"] for r in rows})))
+
     def import_job(self, job_id: int) -> ImportJob:
         job = self.imports.get(job_id)
         if job is None:

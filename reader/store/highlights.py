@@ -23,7 +23,7 @@ _COLUMNS = """
 """
 _LISTED = f"""
     SELECT {_COLUMNS}, a.title AS article_title, a.url AS article_url, a.author AS article_author,
-           a.feed_id, f.title AS feed_title
+           a.added_at AS article_added_at, a.published AS article_published, a.feed_id, f.title AS feed_title
     FROM highlights h JOIN articles a ON a.id = h.article_id LEFT JOIN feeds f ON f.id = a.feed_id
 """
 
@@ -140,6 +140,12 @@ class HighlightStore(StoreBase):
                                    " ORDER BY h.article_id, h.created_at, h.id", (json.dumps(list(article_ids)),)):
             found.setdefault(row["article_id"], []).append(_row(row))
         return found
+
+    async def every_highlight(self) -> list[dict[str, Any]]:
+        """All of them, article by article (in the order they were saved), each article's in
+        the order of its text, detached ones last: what the exports write."""
+        return [_row(r) for r in await self._all(
+            f"{_LISTED} ORDER BY a.added_at, a.id, h.detached, h.start_offset, h.id")]
 
     async def highlight(self, highlight_id: int) -> dict[str, Any] | None:
         row = await self._one(f"{_LISTED} WHERE h.id = ?", (highlight_id,))

@@ -95,6 +95,8 @@ routes: list[BaseRoute] = [
 
     # highlights
     Route("/highlights", highlights.highlights_page, methods=["GET"]),
+    Route("/highlights.zip", highlights.highlights_zip, methods=["GET"]),
+    Route("/highlights.csv", highlights.highlights_csv, methods=["GET"]),
     # status
     Route("/stats", status.stats_page, methods=["GET"]),
 

@@ -184,3 +184,58 @@ async def test_an_export_keeps_highlights_as_web_annotations_and_brings_them_bac
     c = json.loads(third.read_text())
     c.pop("exported_at")
     assert c == a
+
+
+def front_matter(markdown: str) -> tuple[dict, str]:
+    """The YAML front matter of a Markdown file (each value written as JSON), and the rest."""
+    import json
+
+    assert markdown.startswith("---\n")
+    head, _, rest = markdown[4:].partition("\n---\n")
+    fields = {}
+    for line in head.splitlines():
+        key, _, value = line.partition(": ")
+        fields[key] = json.loads(value)
+    return fields, rest
+
+
+async def test_markdown_and_readwise_exports_parse_back(settings, pages, tmp_path):
+    import csv
+    import io
+    import zipfile
+
+    article_id = await cleaned(settings, pages, article_page(PASSAGE))
+    async with running(settings.replace(extract_processes=0), worker=False) as reader:
+        await reader.set_tags([article_id], ["print", "history"])
+        first = await reader.add_highlight(article_id, {"quote": "every copy was made by hand",
+                                                        "note": 'A "note", with a comma', "tags": ["hand made"]})
+        await reader.add_highlight(article_id, {"quote": "scribes who made mistakes", "color": "pink"})
+    folder = tmp_path / "notes"
+    code, out, err = await run_cli(settings.db, "export", "--highlights", str(folder))
+    assert code == 0, err
+    [written] = list(folder.iterdir())
+    assert written.name == f"presses-{article_id}.md" and str(written) in out
+    fields, rest = front_matter(written.read_text())
+    assert fields["title"] == "Presses" and fields["url"] == pages.url("/press.html")
+    assert fields["tags"] == ["history", "print"] and fields["highlights"] == 2 and fields["saved"].endswith("Z")
+    assert "> every copy was made by hand\n\nA \"note\", with a comma\n" in rest
+    assert f"(http://127.0.0.1:8000/articles/{article_id}#hl-{first['id']})" in rest and "#hand-made" in rest
+
+    zipped = tmp_path / "notes.zip"
+    assert (await run_cli(settings.db, "export", "--highlights", str(zipped)))[0] == 0
+    with zipfile.ZipFile(zipped) as archive:
+        assert archive.namelist() == [f"highlights/{written.name}"]
+        assert archive.read(archive.namelist()[0]).decode() == written.read_text()
+
+    sheet = tmp_path / "readwise.csv"
+    assert (await run_cli(settings.db, "export", "--readwise", str(sheet)))[0] == 0
+    raw = sheet.read_text(encoding="utf-8")
+    assert raw.splitlines()[0] == ("Highlight,Book Title,Book Author,Amazon Book ID,Note,Color,Tags,Location Type,"
+                                   "Location,Highlighted at,Document tags")
+    rows = list(csv.DictReader(io.StringIO(raw)))
+    assert [(r["Highlight"], r["Note"], r["Color"], r["Location"]) for r in rows] == [
+        ("every copy was made by hand", 'A "note", with a comma', "yellow", "1"),
+        ("scribes who made mistakes", "", "pink", "2")]
+    assert rows[0]["Book Title"] == "Presses" and rows[0]["Tags"] == "hand made"
+    assert rows[0]["Document tags"] == "history,print" and rows[0]["Location Type"] == "order"
+    assert len(rows[0]["Highlighted at"]) == 19

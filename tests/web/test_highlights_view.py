@@ -105,3 +105,21 @@ async def test_the_highlights_page_pages(quiet, pages, monkeypatch):
         older = re.search(r'href="(/highlights\?before=[^"]+)"', page)
         path = older.group(1).replace("&amp;", "&") if older else None
     assert len(seen) == 5 and seen == sorted(seen, key=int, reverse=True)
+
+
+async def test_the_downloads_on_the_highlights_page(quiet, pages):
+    import io
+    import zipfile
+
+    a = await ready_article(quiet, pages)
+    made = (await quiet.post(f"/api/articles/{a}/highlights", json={"quote": "Paragraph number 3 of"})).json()
+    page = (await quiet.get("/highlights")).text
+    assert 'href="/highlights.zip"' in page and 'href="/highlights.csv"' in page
+    zipped = await quiet.get("/highlights.zip")
+    assert zipped.headers["content-type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(zipped.content)) as archive:
+        [name] = archive.namelist()
+        assert f"/articles/{a}#hl-{made['id']}" in archive.read(name).decode()
+    sheet = await quiet.get("/highlights.csv")
+    assert sheet.text.startswith("Highlight,Book Title,Book Author,Amazon Book ID,Note,Color,Tags,Location Type,"
+                                 "Location,Highlighted at,Document tags\r\n")

@@ -33,3 +33,17 @@ async def highlights_page(request: Request) -> Response:
     return render(request, "highlights.html", rows=rows, older=older, tag=tag, text=text or "", feed_id=feed_id,
                   article_id=article_id, article_title=article_title, tags=await reader.highlight_tags(),
                   feeds=await reader.feeds(counts=False), filtered=bool(kept), **await nav(request))
+
+
+async def highlights_zip(request: Request) -> Response:
+    """Every highlight as Markdown, a file per article, in a ZIP (for Obsidian and the like)."""
+    body = await reader_of(request).highlights_zip(str(request.base_url))
+    return Response(body, media_type="application/zip",
+                    headers={"content-disposition": 'attachment; filename="reader-highlights.zip"'})
+
+
+async def highlights_csv(request: Request) -> Response:
+    """Every highlight as Readwise's CSV."""
+    body = await reader_of(request).highlights_readwise()
+    return Response(body.encode("utf-8"), media_type="text/csv; charset=utf-8",
+                    headers={"content-disposition": 'attachment; filename="reader-highlights-readwise.csv"'})
