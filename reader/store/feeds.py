@@ -28,10 +28,11 @@ async def insert_feed(
     return rows[0]["id"], False
 
 
-# What unsubscribing never destroys: an article a person starred, or read once it was
-# cleaned (tags and highlights join this when they exist). Needs the alias a.
+# What unsubscribing never destroys: an article a person starred, read once it was
+# cleaned, or highlighted (tags join this when they exist). Needs the alias a.
 _KEPT = """(a.starred_at IS NOT NULL
-    OR (a.read_at IS NOT NULL AND EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id)))"""
+    OR (a.read_at IS NOT NULL AND EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id))
+    OR EXISTS (SELECT 1 FROM highlights h WHERE h.article_id = a.id))"""
 
 
 class FeedStore(StoreBase):
