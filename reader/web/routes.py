@@ -97,6 +97,7 @@ routes: list[BaseRoute] = [
     Route("/highlights", highlights.highlights_page, methods=["GET"]),
     Route("/highlights.zip", highlights.highlights_zip, methods=["GET"]),
     Route("/highlights.csv", highlights.highlights_csv, methods=["GET"]),
+    Route("/articles/{id:rowid}/refetch", highlights.fetch_again, methods=["POST"]),
     # status
     Route("/stats", status.stats_page, methods=["GET"]),
 

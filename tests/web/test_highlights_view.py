@@ -123,3 +123,25 @@ async def test_the_downloads_on_the_highlights_page(quiet, pages):
     sheet = await quiet.get("/highlights.csv")
     assert sheet.text.startswith("Highlight,Book Title,Book Author,Amazon Book ID,Note,Color,Tags,Location Type,"
                                  "Location,Highlighted at,Document tags\r\n")
+
+
+async def test_fetch_it_again_from_the_article_page(quiet, pages):
+    from ..helpers import article_html
+
+    a = await ready_article(quiet, pages)
+    made = (await quiet.post(f"/api/articles/{a}/highlights", json={"quote": "marker-one"})).json()
+    page = (await quiet.get(f"/articles/{a}")).text
+    assert f'action="/articles/{a}/refetch"' in page
+    # the site rewrites its page: the marker is gone
+    pages.add("/one.html", article_html("Article one", "rewritten-text"))
+    answer = await quiet.post(f"/articles/{a}/refetch", follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"] == f"/articles/{a}#highlights"
+    page = (await quiet.get(f"/articles/{a}")).text
+    assert "rewritten-text" in page and marks(page) == [] and "Not found in the current text" in page
+    [kept] = (await quiet.get(f"/api/articles/{a}/highlights")).json()["items"]
+    assert kept["id"] == made["id"] and kept["detached"]
+    # a page that cannot be fetched keeps the text and says why
+    pages.add("/one.html", "gone", status=404)
+    failed = await quiet.post(f"/articles/{a}/refetch")
+    assert failed.status_code == 502 and "keeps its text" in failed.text
+    assert "rewritten-text" in (await quiet.get(f"/articles/{a}")).text

@@ -6,9 +6,11 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 
 from ...core import parse_int
+from ...errors import ExtractionFailed
+from ..csrf import checked_form
 from ..render import nav, render
 from ..requests import reader_of
 
@@ -47,3 +49,16 @@ async def highlights_csv(request: Request) -> Response:
     body = await reader_of(request).highlights_readwise()
     return Response(body.encode("utf-8"), media_type="text/csv; charset=utf-8",
                     headers={"content-disposition": 'attachment; filename="reader-highlights-readwise.csv"'})
+
+
+async def fetch_again(request: Request) -> Response:
+    """POST /articles/{id}/refetch: the person asks for the page anew (the site changed
+    it). Cleaned through the same claim as every other cleaning; its text replaces the old
+    one and its highlights are placed again, those no longer found listed as detached. A
+    page that cannot be fetched or cleaned leaves the text as it was, and says why."""
+    await checked_form(request)
+    article_id = request.path_params["id"]
+    outcome, error = await reader_of(request).reclean(article_id, refetch=True)
+    if outcome != "cached":
+        raise ExtractionFailed(f"fetching the page again failed ({error or outcome}); the article keeps its text")
+    return RedirectResponse(f"/articles/{article_id}#highlights", status_code=303)
