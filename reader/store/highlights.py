@@ -184,8 +184,7 @@ class HighlightStore(StoreBase):
         return [_row(r) for r in await self._all(sql, (*params, limit))]
 
     async def highlight_tags(self) -> list[str]:
-        rows = await self._all("SELECT DISTINCT value AS name FROM highlights, json_each(highlights.tags)"
-                               " ORDER BY lower(value)")
+        rows = await self._all("SELECT name FROM highlight_tags ORDER BY lower(name)")
         return [r["name"] for r in rows]
 
     async def update_highlight(self, highlight_id: int, changes: dict[str, Any]) -> dict[str, Any] | None:

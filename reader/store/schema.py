@@ -547,6 +547,24 @@ CREATE TABLE highlights (
 );
 CREATE INDEX highlights_by_article ON highlights (article_id, start_offset);
 CREATE INDEX highlights_by_created ON highlights (created_at DESC, id DESC);
+CREATE TABLE highlight_tags (
+    name       TEXT PRIMARY KEY COLLATE NOCASE,
+    highlights INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER highlight_tags_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
+        ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
+END;
+CREATE TRIGGER highlight_tags_delete AFTER DELETE ON highlights BEGIN
+    UPDATE highlight_tags SET highlights = highlights - 1 WHERE name IN (SELECT value FROM json_each(old.tags));
+    DELETE FROM highlight_tags WHERE highlights <= 0;
+END;
+CREATE TRIGGER highlight_tags_update AFTER UPDATE OF tags ON highlights WHEN old.tags IS NOT new.tags BEGIN
+    UPDATE highlight_tags SET highlights = highlights - 1 WHERE name IN (SELECT value FROM json_each(old.tags));
+    DELETE FROM highlight_tags WHERE highlights <= 0;
+    INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
+        ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
+END;
 """ + "".join(f"""CREATE TRIGGER highlights_version_{event.lower()} AFTER {event} ON highlights BEGIN
     UPDATE library_version SET version = version + 1;
 END;

@@ -499,6 +499,29 @@ CREATE TRIGGER highlights_version_delete AFTER DELETE ON highlights BEGIN
     UPDATE library_version SET version = version + 1;
 END;
 
+-- The tag names highlights have and how many have each, kept by the triggers below, for the
+-- highlights page's tag filter (gathering them from every highlight's list cost 7 ms at 10,000).
+CREATE TABLE highlight_tags (
+    name       TEXT PRIMARY KEY COLLATE NOCASE,
+    highlights INTEGER NOT NULL
+) WITHOUT ROWID;
+-- a highlight made with tags
+CREATE TRIGGER highlight_tags_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
+        ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
+END;
+-- a highlight deleted: names no highlight has any more go
+CREATE TRIGGER highlight_tags_delete AFTER DELETE ON highlights BEGIN
+    UPDATE highlight_tags SET highlights = highlights - 1 WHERE name IN (SELECT value FROM json_each(old.tags));
+    DELETE FROM highlight_tags WHERE highlights <= 0;
+END;
+-- a highlight's tags changed
+CREATE TRIGGER highlight_tags_update AFTER UPDATE OF tags ON highlights WHEN old.tags IS NOT new.tags BEGIN
+    UPDATE highlight_tags SET highlights = highlights - 1 WHERE name IN (SELECT value FROM json_each(old.tags));
+    DELETE FROM highlight_tags WHERE highlights <= 0;
+    INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
+        ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
+END;
 
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
 PRAGMA user_version = 16;

@@ -239,3 +239,17 @@ async def test_markdown_and_readwise_exports_parse_back(settings, pages, tmp_pat
     assert rows[0]["Book Title"] == "Presses" and rows[0]["Tags"] == "hand made"
     assert rows[0]["Document tags"] == "history,print" and rows[0]["Location Type"] == "order"
     assert len(rows[0]["Highlighted at"]) == 19
+
+
+async def test_the_tag_names_follow_every_change(settings, pages):
+    article_id = await cleaned(settings, pages, article_page(PASSAGE))
+    async with running(settings.replace(extract_processes=0), worker=False) as reader:
+        one = await reader.add_highlight(article_id, {"quote": "scribes", "tags": ["History", "press"]})
+        two = await reader.add_highlight(article_id, {"quote": "mistakes", "tags": ["history"]})
+        assert await reader.highlight_tags() == ["History", "press"]  # one name whatever its case
+        await reader.update_highlight(one["id"], {"tags": ["ink"]})
+        assert await reader.highlight_tags() == ["History", "ink"]
+        await reader.delete_highlight(two["id"])
+        assert await reader.highlight_tags() == ["ink"]
+        await reader.update_highlight(one["id"], {"tags": []})
+        assert await reader.highlight_tags() == []
