@@ -29,7 +29,7 @@ from ..clean.anchors import MAX_CONTEXT, Mark, paint
 from ..clean.sanitize import valid_text
 from ..errors import Invalid, NotFound
 from ..params import MAX_LIMIT
-from ..store import Store
+from ..store import Store, fts_query
 
 MAX_QUOTE = 5_000  # characters a highlight's quote may have
 MAX_NOTE = 10_000
@@ -160,9 +160,13 @@ async def listing(store: Store, *, article_id: int | None = None, feed_id: int |
     if tag is not None and len(tag) > MAX_TAG:
         raise Invalid(f"a tag is at most {MAX_TAG} characters")
     limit = max(1, min(limit, MAX_LIMIT))
-    rows = await store.list_highlights(article_id=article_id, feed_id=feed_id, tag=tag or None,
-                                       text=(text or "").strip() or None, before=parse_before(before),
-                                       limit=limit + 1)
+    query = None
+    if text is not None and text.strip():
+        query = fts_query(text)
+        if not query:
+            raise Invalid("the text to find has no word in it to search for")
+    rows = await store.list_highlights(article_id=article_id, feed_id=feed_id, tag=tag or None, text=query,
+                                       before=parse_before(before), limit=limit + 1)
     more = len(rows) > limit
     rows = rows[:limit]
     return rows, (f"{rows[-1]['created_at']!r}:{rows[-1]['id']}" if more else None)

@@ -160,8 +160,8 @@ class HighlightStore(StoreBase):
     async def list_highlights(self, *, article_id: int | None = None, feed_id: int | None = None,
                               tag: str | None = None, text: str | None = None,
                               before: tuple[float, int] | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        """Newest first; `before` (created_at, id) continues a page (keyset); `text` is
-        found in the quote, the note or the tags (any case)."""
+        """Newest first; `before` (created_at, id) continues a page (keyset); `text`, an
+        FTS5 query (`fts_query`), is matched against the quote, the note and the tags."""
         where: list[str] = []
         params: list[Any] = []
         if article_id is not None:
@@ -173,10 +173,9 @@ class HighlightStore(StoreBase):
         if tag is not None:
             where.append("EXISTS (SELECT 1 FROM json_each(h.tags) WHERE lower(value) = lower(?))")
             params.append(tag)
-        if text:
-            where.append("(instr(lower(h.quote), lower(?)) > 0 OR instr(lower(h.note), lower(?)) > 0"
-                         " OR instr(lower(h.tags), lower(?)) > 0)")
-            params += [text, text, text]
+        if text:  # an FTS5 query (store.search.fts_query)
+            where.append("h.id IN (SELECT rowid FROM highlights_search WHERE highlights_search MATCH ?)")
+            params.append(text)
         if before is not None:
             where.append("(h.created_at, h.id) < (?, ?)")
             params += [before[0], before[1]]

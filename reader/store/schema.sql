@@ -522,6 +522,23 @@ CREATE TRIGGER highlight_tags_update AFTER UPDATE OF tags ON highlights WHEN old
     INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
         ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
 END;
+-- Highlights' words (quote, note, tags), searched by the highlights page: rowid = highlight
+-- id, kept in step by the triggers below
+CREATE VIRTUAL TABLE highlights_search USING fts5 (
+    quote, note, tags, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+-- a highlight made is found by its words
+CREATE TRIGGER highlights_search_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlights_search (rowid, quote, note, tags) VALUES (new.id, new.quote, new.note, new.tags);
+END;
+-- its note or tags changed
+CREATE TRIGGER highlights_search_update AFTER UPDATE OF quote, note, tags ON highlights BEGIN
+    UPDATE highlights_search SET quote = new.quote, note = new.note, tags = new.tags WHERE rowid = new.id;
+END;
+-- a deleted highlight is no longer found
+CREATE TRIGGER highlights_search_delete AFTER DELETE ON highlights BEGIN
+    DELETE FROM highlights_search WHERE rowid = old.id;
+END;
 
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
 PRAGMA user_version = 16;

@@ -91,8 +91,12 @@ async def test_filters_and_pages_newest_first(quiet, pages):
     rest = (await quiet.get("/api/highlights", params={"limit": 3, "before": first["next"]})).json()
     assert [x["id"] for x in rest["items"]] == [made[0]] and rest["next"] is None
     assert [x["id"] for x in (await quiet.get("/api/highlights?tag=EVEN")).json()["items"]] == [made[2], made[0]]
-    assert [x["id"] for x in (await quiet.get("/api/highlights?q=NOTE 3")).json()["items"]] == [made[3]]
-    assert [x["id"] for x in (await quiet.get("/api/highlights?q=number 2")).json()["items"]] == [made[1]]
+    # words in the quote, the note or the tags (full-text: every word, any case, a "quoted phrase" as written)
+    assert [x["id"] for x in (await quiet.get('/api/highlights?q="NOTE 3"')).json()["items"]] == [made[3]]
+    assert [x["id"] for x in (await quiet.get("/api/highlights?q=note 3")).json()["items"]] == [made[3], made[2]]
+    assert [x["id"] for x in (await quiet.get('/api/highlights?q="number 2"')).json()["items"]] == [made[1]]
+    assert [x["id"] for x in (await quiet.get("/api/highlights?q=odd")).json()["items"]] == [made[3], made[1]]
+    assert (await quiet.get("/api/highlights?q=*** ---")).status_code == 422
     assert len((await quiet.get(f"/api/highlights?article={a}")).json()["items"]) == 4
     assert (await quiet.get(f"/api/highlights?article={a + 1}")).json()["items"] == []
 

@@ -81,7 +81,7 @@ async def test_the_highlights_page_lists_filters_and_links_to_each_place(quiet, 
     assert "&lt;b&gt;note 4&lt;/b&gt;" in page and "<b>note" not in page
     odd = (await quiet.get("/highlights?tag=odd")).text
     assert re.findall(rf'href="/articles/{a}#hl-(\d+)"', odd) == [str(made[2]), str(made[0])]
-    found = (await quiet.get("/highlights", params={"q": "note 3"})).text
+    found = (await quiet.get("/highlights", params={"q": '"note 3"'})).text
     assert re.findall(rf'href="/articles/{a}#hl-(\d+)"', found) == [str(made[2])]
     assert "No highlight matches." in (await quiet.get("/highlights?q=nothing-like-it")).text
     assert "In <a" in (await quiet.get(f"/highlights?article={a}")).text
