@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 import aiosqlite
 
 from ..records import RawPage, StoredImage
-from .highlights import reanchor
 from .base import _SERVICE_ORDER, _WAITING, Run, StoreBase, rows_of
+from .highlights import reanchor
 from .rows import ClaimRow, WaitingRow
 
 

@@ -16,9 +16,9 @@ from starlette.responses import HTMLResponse
 
 from ..clean.images import without_images
 from ..clean.sanitize import plain_text
-from ..core.highlights import list_item
 from ..core import snippet_html
 from ..core.failures import advice_for
+from ..core.highlights import list_item
 from ..core.waits import describe_wait
 from ..records import FINISHED, Article
 from ..resources import templates_dir
