@@ -6,7 +6,7 @@ apply)."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any
 
@@ -203,6 +203,8 @@ class ArticlePage:
     # the library's version when this was read (schema v12): every later change that a
     # page can show makes it larger
     version: int = 0
+    # its highlights (schema v16) in the order of the text, detached ones last
+    highlights: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

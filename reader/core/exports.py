@@ -30,6 +30,7 @@ from typing import Any
 
 from ..errors import ReaderError
 from ..formats.importers import FeedRecord, ImportFileError, LinkRecord, Note, build_bookmarks_html
+from . import highlights
 from .imports import ImportOutcome
 from ..formats.opml import build_opml, parse_opml
 from ..clean.sanitize import clean_html, plain_text, valid_text
@@ -148,11 +149,14 @@ async def export_document(store: Store) -> dict[str, Any]:
     rows = await store.export_articles()
     ids = [r["id"] for r in rows]
     tags, notes = await store.tags_of(ids), await store.notes_for(ids)
+    marked = await store.highlights_for(ids)
     articles = []
     for row in rows:
         record = _article_record(row, sources)
         record["tags"] = tags.get(row["id"], [])
         record["notes"] = notes.get(row["id"], [])
+        # W3C Web Annotations (core/highlights.py), placed again in the text on import
+        record["highlights"] = [highlights.exported(h) for h in marked.get(row["id"], [])]
         articles.append(record)
     return {
         "format": FORMAT,
@@ -305,6 +309,9 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
         "added_at": _number(raw.get("added_at")), "read_at": _number(raw.get("read_at")),
         "starred_at": _number(raw.get("starred_at")), "saved_at": _number(raw.get("saved_at")), "content": None,
         "tags": _tags(raw.get("tags")), "notes": _notes(raw.get("notes")),
+        "highlights": [h for h in map(highlights.from_annotation, raw.get("highlights") or [] if
+                                      isinstance(raw.get("highlights"), list) else [])
+                       if h is not None][:highlights.MAX_PER_ARTICLE],
     }
     record["read_position"], record["read_position_at"] = _position(raw)
     record["done_at"] = _done_at(raw, record["read_at"], record["read_position"])

@@ -45,7 +45,7 @@ from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPag
                       starts_work)
 from .waits import FIRST_GUESS, Timings, Work, estimate_waits
 from .imports import ImportJob, Progress, stop_imports
-from . import library
+from . import highlights, library
 from .library import export_opml
 from .exports import bookmarks_html
 from ..params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
@@ -558,6 +558,56 @@ class Reader:
     async def tags(self) -> list[dict[str, Any]]:
         return await self._store.all_tags()
 
+    # -- highlights (core/highlights.py) ------------------------------------------------
+
+    async def highlights(self, article_id: int) -> list[dict[str, Any]]:
+        """An article's highlights in the order of its text, detached ones last."""
+        if await self._store.get_article(article_id) is None:
+            raise NotFound("no such article")
+        return await self._store.highlights_of(article_id)
+
+    async def add_highlight(self, article_id: int, body: Mapping[str, Any]) -> dict[str, Any]:
+        """A highlight made by a person's selection: see highlights.add."""
+        return await highlights.add(self._store, article_id, body)
+
+    async def highlight(self, highlight_id: int) -> dict[str, Any]:
+        found = await self._store.highlight(highlight_id)
+        if found is None:
+            raise NotFound("no such highlight")
+        return found
+
+    async def update_highlight(self, highlight_id: int, body: Mapping[str, Any]) -> dict[str, Any]:
+        return await highlights.update(self._store, highlight_id, body)
+
+    async def delete_highlight(self, highlight_id: int) -> None:
+        if not await self._store.delete_highlight(highlight_id):
+            raise NotFound("no such highlight")
+
+    async def list_highlights(self, *, article_id: int | None = None, feed_id: int | None = None,
+                              tag: str | None = None, text: str | None = None, before: object = None,
+                              limit: int = 50) -> tuple[list[dict[str, Any]], str | None]:
+        """A page of highlights, newest first, and the `before` of the next (None: the last)."""
+        return await highlights.listing(self._store, article_id=article_id, feed_id=feed_id, tag=tag, text=text,
+                                        before=before, limit=limit)
+
+    async def highlight_tags(self) -> list[str]:
+        return await self._store.highlight_tags()
+
+    async def highlights_markdown(self, base: str) -> dict[str, str]:
+        """Every article's highlights as a Markdown file for notes apps (Obsidian), by name;
+        `base`: the address reader is reached at, for the links back."""
+        rows = await self._store.every_highlight()
+        tags = await self._store.tags_of(sorted({r["article_id"] for r in rows}))
+        return highlights.markdown_files(rows, tags, base.rstrip("/"))
+
+    async def highlights_zip(self, base: str) -> bytes:
+        return highlights.markdown_zip(await self.highlights_markdown(base))
+
+    async def highlights_readwise(self) -> str:
+        """Every highlight as Readwise's CSV."""
+        rows = await self._store.every_highlight()
+        return highlights.readwise_csv(rows, await self._store.tags_of(sorted({r["article_id"] for r in rows})))
+
     def import_job(self, job_id: int) -> ImportJob:
         job = self.imports.get(job_id)
         if job is None:
@@ -676,12 +726,13 @@ class Reader:
         if row is None:
             raise NotFound("no such article")
         notes, count, version = row.pop("notes"), row.pop("reading_count"), row.pop("version")
+        marked = row.pop("highlights")
         prev, nxt = (Link(**side) if (side := row.pop(name)) else None for name in ("prev", "next"))
         [article] = await self._with_waits([row], tagged=True)
         if within.q:
             prev, nxt = await self._search_neighbours(within, article_id)
         return ArticlePage(article, Content.from_row(content) if content is not None else None, notes, count,
-                           prev, nxt, version)
+                           prev, nxt, version, marked)
 
     async def page_version(self, article_id: int) -> tuple[int, bool]:
         """Whether a page of this article rendered before still shows what it would now,
@@ -782,10 +833,11 @@ class Reader:
         content = Content.from_row(await self._cleaner.finish_with_page(article_id, page, checked))
         return await self.article(article_id), content
 
-    async def reclean(self, article_id: int) -> tuple[str, str | None]:
-        """Clean an article again from its stored raw page, fetching no page: (outcome,
-        error), the outcome "cached", "failed" or "skipped"."""
-        return await self._cleaner.reclean(article_id)
+    async def reclean(self, article_id: int, *, refetch: bool = False) -> tuple[str, str | None]:
+        """Clean an article again from its stored raw page, fetching no page (`refetch`:
+        from the page fetched anew): (outcome, error), the outcome "cached", "failed" or
+        "skipped". Its highlights are placed again in the new text (store/highlights.py)."""
+        return await self._cleaner.reclean(article_id, refetch=refetch)
 
     async def reclean_ids(self, *, failed: bool = False) -> list[int]:
         """The articles a reclean can work on (those with a raw page; `failed`: only failed ones)."""

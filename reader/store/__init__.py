@@ -15,6 +15,7 @@ call the named methods of `Store` and never build SQL themselves. By entity:
     media      an article's stored images and its raw page (for a reclean)
     portable   export and import of the library
     library    tags, notes, feed folders, links imported from other apps
+    highlights passages marked in a text, placed again when the text changes
     devices    reading positions, actions sent with a device's id, the list saved offline
     sync       app passwords and their tokens, streams and items as native apps read them
     rows       the TypedDicts of the rows reads return (those typed so far)
@@ -30,6 +31,7 @@ from .base import RUN_KINDS, STATES, Run, StoreBase, TooSlow, _as_storage_error
 from .devices import DeviceStore
 from .feeds import FeedStore
 from .ledger import LedgerStore
+from .highlights import HighlightStore
 from .library import ImportLink, LibraryStore, LinkCounts
 from .line import LineStore
 from .media import MediaStore
@@ -44,7 +46,7 @@ __all__ = ["RUN_KINDS", "MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "S
 
 
 class Store(FeedStore, ArticleStore, LineStore, LedgerStore, MediaStore, PortableStore, LibraryStore, DeviceStore,
-            SyncStore, StoreBase):
+            SyncStore, HighlightStore, StoreBase):
     """One database file: `await Store.open(path)`, then the methods of each entity."""
 
     @classmethod

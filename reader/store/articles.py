@@ -50,6 +50,9 @@ _PAGE_COLUMNS = f""",
      JOIN tags t ON t.id = at.tag_id WHERE at.article_id = a.id) AS x_tags,
     (SELECT json_group_array(json_array(n.id, n.text, n.comment, n.created_at)) FROM notes n
      WHERE n.article_id = a.id) AS x_notes,
+    (SELECT json_group_array(json_array(h.id, h.start_offset, h.end_offset, h.color, h.detached, h.quote,
+                                        h.note, json(h.tags), h.created_at))
+     FROM highlights h WHERE h.article_id = a.id) AS x_highlights,
     {_READING_COUNT} AS x_reading_count,
     {_LIBRARY_VERSION} AS x_version
 """
@@ -251,6 +254,11 @@ class ArticleStore(StoreBase):
             article["tags"] = [name for _, name in sorted(json.loads(article.pop("x_tags")))]
             article["notes"] = [{"text": text, "comment": comment, "created_at": created}
                                 for _, text, comment, created in sorted(json.loads(article.pop("x_notes")))]
+            article["highlights"] = [
+                {"id": i, "start": start, "end": end, "color": color, "detached": bool(detached), "quote": quote,
+                 "note": note, "tags": tags, "created_at": created}
+                for i, start, end, color, detached, quote, note, tags, created
+                in sorted(json.loads(article.pop("x_highlights")), key=lambda h: (h[4], h[1] or 0, h[0]))]
             article["reading_count"] = article.pop("x_reading_count")
             article["version"] = article.pop("x_version")
             for side in ("prev", "next"):

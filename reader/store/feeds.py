@@ -30,11 +30,12 @@ async def insert_feed(
     return rows[0]["id"], False
 
 
-# What unsubscribing never destroys: an article a person starred or saved (by hand or an
-# import, also one the feed's article took in), or read once it was cleaned (tags and
-# highlights join this when they exist). Needs the alias a.
+# What unsubscribing never destroys: an article a person starred, saved (by hand or an
+# import, also one the feed's article took in) or highlighted, or read once it was
+# cleaned (tags join this when they exist). Needs the alias a.
 _KEPT = """(a.starred_at IS NOT NULL OR a.saved_at IS NOT NULL
-    OR (a.read_at IS NOT NULL AND EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id)))"""
+    OR (a.read_at IS NOT NULL AND EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id))
+    OR EXISTS (SELECT 1 FROM highlights h WHERE h.article_id = a.id))"""
 
 
 async def _adopt_saved(db: aiosqlite.Connection, feed_id: int, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -712,10 +712,78 @@ async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int, others: Se
     await db.execute("DELETE FROM articles WHERE id = :gone", ids)  # what is left of it goes by its cascades
 
 
+# Version 16: highlights made while reading (reader/core/highlights.py), anchored by quote
+# and context and by offsets in the plain text (reader/clean/anchors.py). Existing notes
+# stay notes: the notes table does not say which of them are quotes (wallabag's comment
+# without a quote, Instapaper's selection and a note on a whole article look alike).
+SCHEMA_V16 = """
+CREATE TABLE highlights (
+    id           INTEGER PRIMARY KEY,
+    article_id   INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+    quote        TEXT NOT NULL,
+    prefix       TEXT NOT NULL DEFAULT '',
+    suffix       TEXT NOT NULL DEFAULT '',
+    start_offset INTEGER,              -- [start, end) in contents.text; NULL: never placed
+    end_offset   INTEGER,
+    text_hash    TEXT,                 -- sha256 (hex) of the text last placed in; NULL: none yet
+    note         TEXT NOT NULL DEFAULT '',
+    color        TEXT NOT NULL DEFAULT 'yellow',
+    tags         TEXT NOT NULL DEFAULT '[]',   -- a JSON list of names
+    detached     INTEGER NOT NULL DEFAULT 0,   -- 1: not found in the text with confidence
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL
+);
+CREATE INDEX highlights_by_article ON highlights (article_id, start_offset);
+CREATE INDEX highlights_by_created ON highlights (created_at DESC, id DESC);
+CREATE TABLE highlight_tags (
+    name       TEXT PRIMARY KEY COLLATE NOCASE,
+    highlights INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER highlight_tags_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
+        ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
+END;
+CREATE TRIGGER highlight_tags_delete AFTER DELETE ON highlights BEGIN
+    UPDATE highlight_tags SET highlights = highlights - 1 WHERE name IN (SELECT value FROM json_each(old.tags));
+    DELETE FROM highlight_tags WHERE highlights <= 0;
+END;
+CREATE TRIGGER highlight_tags_update AFTER UPDATE OF tags ON highlights WHEN old.tags IS NOT new.tags BEGIN
+    UPDATE highlight_tags SET highlights = highlights - 1 WHERE name IN (SELECT value FROM json_each(old.tags));
+    DELETE FROM highlight_tags WHERE highlights <= 0;
+    INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
+        ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
+END;
+-- Highlights' words (quote, note, tags), searched by the highlights page: rowid = highlight
+-- id, kept in step by the triggers below
+CREATE VIRTUAL TABLE highlights_search USING fts5 (
+    quote, note, tags, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+-- a highlight made is found by its words
+CREATE TRIGGER highlights_search_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlights_search (rowid, quote, note, tags) VALUES (new.id, new.quote, new.note, new.tags);
+END;
+-- its note or tags changed
+CREATE TRIGGER highlights_search_update AFTER UPDATE OF quote, note, tags ON highlights BEGIN
+    UPDATE highlights_search SET quote = new.quote, note = new.note, tags = new.tags WHERE rowid = new.id;
+END;
+-- a deleted highlight is no longer found
+CREATE TRIGGER highlights_search_delete AFTER DELETE ON highlights BEGIN
+    DELETE FROM highlights_search WHERE rowid = old.id;
+END;
+""" + "".join(f"""CREATE TRIGGER highlights_version_{event.lower()} AFTER {event} ON highlights BEGIN
+    UPDATE library_version SET version = version + 1;
+END;
+""" for event in ("INSERT", "UPDATE", "DELETE"))
+
+
+async def _v15_to_v16(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V16)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
-    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15]
+    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16]
 
 
 # Tables every reader database has had since version 1.

@@ -18,6 +18,7 @@ from ..clean.images import without_images
 from ..clean.sanitize import plain_text
 from ..core import snippet_html
 from ..core.failures import advice_for
+from ..core.highlights import list_item
 from ..core.waits import describe_wait
 from ..records import FINISHED, Article
 from ..resources import templates_dir
@@ -102,7 +103,8 @@ env = Environment(
 )
 env.filters.update(date=_date, ago=_ago, since=_since, exact=_exact, iso=_iso, excerpt=_excerpt,
                    minutes=reading_minutes, wait=describe_wait, progress=_progress, host=_host,
-                   highlight=snippet_html, without_images=without_images, advice=advice_for)
+                   highlight=snippet_html, without_images=without_images, advice=advice_for,
+                   highlight_item=list_item)
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:

@@ -15,6 +15,7 @@ from .sync.greader import PREFIX
 from .api import articles as api_articles
 from .api import devices as api_devices
 from .api import feeds as api_feeds
+from .api import highlights as api_highlights
 from .api import imports as api_imports
 from .api import status as api_status
 from .pages import (
@@ -24,6 +25,7 @@ from .pages import (
     browse,
     editions,
     feeds,
+    highlights,
     library,
     save,
     session,
@@ -102,6 +104,11 @@ routes: list[BaseRoute] = [
     Route("/save", save.save_link, methods=["POST"]),
     Route("/save/page", save.save_with_page, methods=["POST"]),
 
+    # highlights
+    Route("/highlights", highlights.highlights_page, methods=["GET"]),
+    Route("/highlights.zip", highlights.highlights_zip, methods=["GET"]),
+    Route("/highlights.csv", highlights.highlights_csv, methods=["GET"]),
+    Route("/articles/{id:rowid}/refetch", highlights.fetch_again, methods=["POST"]),
     # status
     Route("/stats", status.stats_page, methods=["GET"]),
 
@@ -153,6 +160,13 @@ routes: list[BaseRoute] = [
     Route("/api/articles/{id:rowid}/done", api_articles.mark_done, methods=["POST"]),
     Route("/api/articles/{id:rowid}/done", api_articles.mark_not_done, methods=["DELETE"]),
     Route("/api/articles/{id:rowid}/position", api_articles.set_position, methods=["PUT"]),
+    # the JSON API: highlights
+    Route("/api/articles/{id:rowid}/highlights", api_highlights.article_highlights, methods=["GET"]),
+    Route("/api/articles/{id:rowid}/highlights", api_highlights.add_highlight, methods=["POST"]),
+    Route("/api/highlights", api_highlights.list_highlights, methods=["GET"]),
+    Route("/api/highlights/{id:rowid}", api_highlights.get_highlight, methods=["GET"]),
+    Route("/api/highlights/{id:rowid}", api_highlights.update_highlight, methods=["PATCH"]),
+    Route("/api/highlights/{id:rowid}", api_highlights.delete_highlight, methods=["DELETE"]),
 
     # the JSON API: devices reading offline, the line and the ledger
     Route("/api/articles/{id:rowid}/opened", api_devices.mark_opened, methods=["POST"]),
