@@ -444,7 +444,8 @@ class ArticleStore(StoreBase):
         """Done with it (off the reading list; done_at kept if it was done already), or not
         done (back on the list in its place, a place at the end forgotten)."""
         async with self._transaction() as db:
-            change = "done_at = coalesce(done_at, :now)" if done else _NOT_DONE
+            # (a glance's done_at is not the person's: saying done is)
+            change = f"done_at = CASE WHEN done_at IS NULL OR {GLANCED} THEN :now ELSE done_at END" if done else _NOT_DONE
             cur = await db.execute(f"UPDATE articles SET {change} WHERE id = :id", {"now": time.time(), "id": article_id})
             return cur.rowcount > 0
 

@@ -226,7 +226,9 @@ async def test_a_headline_opened_without_a_tap_is_on_the_list_only_while_it_is_b
         assert answer.status_code == 200, answer.text
 
     opened = await quiet.get(f"/articles/{a}")  # straight from the headlines: cleaned now, never tapped
-    assert opened.status_code == 200 and (await quiet.get(f"/api/articles/{a}")).json()["state"] == "ready"
+    assert opened.status_code == 200 and ">done</button>" in opened.text  # nobody finished it
+    shown = (await quiet.get(f"/api/articles/{a}")).json()
+    assert shown["state"] == "ready" and shown["done"] is False
     assert await reading_list() == [b]  # a glance is not a tap: it does not fill the list
     await place(0.4, 1_000)
     assert set(await reading_list()) == {a, b}  # read in and left part-way: in progress, on the list
@@ -235,6 +237,13 @@ async def test_a_headline_opened_without_a_tap_is_on_the_list_only_while_it_is_b
     await place(0.5, 3_000)
     assert await reading_list() == [b]  # scrolling back up later does not bring it back
     assert (await quiet.get(f"/api/articles/{a}")).json()["done"] is True
+
+    # a glance, then "done": done for real (reading in later does not bring it back)
+    _, (d,) = await subscribe_slugs(quiet, pages, ["delta"], path="/fourth.xml", title="Fourth")
+    await quiet.get(f"/articles/{d}")
+    assert (await quiet.post(f"/api/articles/{d}/done")).json()["done"] is True
+    assert (await quiet.put(f"/api/articles/{d}/position", json={"position": 0.3, "at": 4_000})).json()["done"] is True
+    assert d not in await reading_list()
 
     # a glance at another, then "mark unread": on the list again, as a person asked
     _, (c,) = await subscribe_slugs(quiet, pages, ["gamma"], path="/third.xml", title="Third")
