@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any
 
+from .clean.parts import Parts, read_parts
+
 # A reading position this far through the text is the end: the page reports 1 once the
 # last lines are on screen, and what remains past 98% is the article's foot.
 FINISHED = 0.98
@@ -174,6 +176,11 @@ class Content:
     def from_row(cls, row: dict[str, Any]) -> Content:
         values: dict[str, Any] = {f.name: row.get(f.name) for f in _CONTENT_FIELDS}
         return cls(**values)
+
+    def parts(self) -> Parts:
+        """The lead, figures and body of the text, read from its HTML (no column holds them:
+        the cleaner marks them in the HTML it stores)."""
+        return read_parts(self.html)
 
 
 _CONTENT_FIELDS = dataclasses.fields(Content)

@@ -34,6 +34,7 @@ from typing import Any
 import httpx
 
 from ..clean import CleanedPage, ExtractError, clean_page
+from ..clean.parts import read_parts
 from ..errors import ExtractionFailed, NotFound, Stopping, StorageError
 from ..pool import CpuPool, PoolUnavailable
 from ..fetch.pages import fetch_page
@@ -317,8 +318,10 @@ class Cleaner:
                 old = await self.store.get_content(run.article_id)
                 if old is None:
                     raise ExtractError("no stored page to clean again")
+                parts = read_parts(old["html"])
                 kept_text = CleanedPage(title=old["title"], author=old["author"], published=old["published"],
-                                        site=None, html=old["html"], text=old["text"], words=old["words"])
+                                        site=None, html=old["html"], text=old["text"], words=old["words"],
+                                        lead=parts["lead"], figures=parts["figures"])
                 return await self._with_images(run, kept_text, run.url, stored, None, 0)
             body, url, charset = await asyncio.to_thread(zlib.decompress, kept.data), kept.url, kept.charset
         else:
