@@ -310,6 +310,22 @@ class Mark:
     color: str
 
 
+_LEAD_OPEN = re.compile(r"<p\s[^>]*class=[\"']?lead\b", re.IGNORECASE)
+_CAPTION_OPEN = re.compile(r"<figcaption[\s>]", re.IGNORECASE)
+
+
+def _outside_body(tag: str, inside: str | None) -> str | None:
+    """After `tag`: the closing tag that ends the lead or caption we are in (None: in the
+    body). Neither nests in itself, so the first closing tag of its name ends it."""
+    if inside is not None:
+        return None if tag.lower().startswith(inside) else inside
+    if _LEAD_OPEN.match(tag):
+        return "</p"
+    if _CAPTION_OPEN.match(tag):
+        return "</figcaption"
+    return None
+
+
 class _Html:
     """The HTML cut into tags and text runs (even indexes of `parts`), the text its runs
     decode to (entities decoded), and the way back from that text to each run's source."""
@@ -325,9 +341,19 @@ class _Html:
         self.run_starts: list[int] = []  # where each run's text starts in self.text
         self.maps: dict[int, list[int]] = {}  # for runs with entities: source offset per character (and the end)
         at = 0
+        outside: str | None = None  # the closing tag of a part that is not the body, while inside it
         for index in range(0, len(self.parts), 2):
             run = self.parts[index]
             self.run_starts.append(at)
+            if index:
+                outside = _outside_body(self.parts[index - 1], outside)
+            if outside is not None:
+                # the lead and the captions are not in the body text highlights are
+                # placed in (clean/parts.py): their runs hold no text here, so no mark
+                # lands in them and the body's offsets line up with the plain text's
+                self.parts[index] = run
+                decoded.append("")
+                continue
             if "&" in run:
                 chars: list[str] = []
                 offsets: list[int] = []

@@ -8,6 +8,7 @@ import time
 
 from reader.clean.anchors import CONTEXT, Mark, locate, paint
 from reader.clean.sanitize import clean_html, plain_text
+from reader.clean.parts import read_parts
 
 TEXT = ("The printing press changed how ideas spread. Before it, every copy was made by hand, "
         "slowly, by scribes who made mistakes. After it, a thousand copies were as cheap as ten.")
@@ -124,3 +125,20 @@ def test_attributes_holding_angle_brackets_are_not_text():
     assert found is not None
     painted = paint(html, text, [Mark(3, found.start, found.end, "green")])
     assert 'alt="a > b"' in painted and marks(painted) == [("3", "caption words")]
+
+
+def test_marks_go_by_the_body_text_never_into_the_lead_or_a_caption():
+    # the plain text highlights are placed in is the body (clean/parts.py): no lead, no
+    # captions; a caption that begins as the next body paragraph does must not take its mark
+    html = ('<p class="lead">The council met and the town argued about the bridge for hours.</p>'
+            '<p>The town council met on Monday. The bridge vote was close.</p>'
+            '<figure><img src="x.png"><figcaption>The bridge, seen from the town.</figcaption></figure>'
+            '<p>The bridge will be built next year.</p>')
+    body = read_parts(html)["body"]
+    marks = [Mark(id=n, start=body.index(q), end=body.index(q) + len(q), color="yellow")
+             for n, q in enumerate(["council met", "bridge vote", "The bridge will"], start=1)]
+    painted = paint(html, body, marks)
+    assert '<p class="lead">The council met and' in painted
+    assert "<figcaption>The bridge, seen from the town.</figcaption>" in painted
+    assert '<p><mark class="hl hl-yellow" id="hl-3" data-hl="3">The bridge will</mark> be built' in painted
+    assert 'The town <mark class="hl hl-yellow" id="hl-1" data-hl="1">council met</mark> on' in painted
