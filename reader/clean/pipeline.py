@@ -73,6 +73,7 @@ from .boilerplate import drop_controls
 from .figures import as_figures, restore_figures
 from .furniture import drop_furniture
 from .parts import Figure, read_parts
+from .partial import stops_short
 from .repeats import drop_repeats, paragraph_counts
 from .sanitize import clean_html, plain_text
 from .standfirst import LEAD_CLASS, LEAD_MARK, restore_lead
@@ -100,6 +101,7 @@ class CleanedPage(TypedDict):
     words: int  # the body's (reading time, search)
     lead: str | None  # the dek under the title, as the HTML has it
     figures: list[Figure]  # each picture and its caption, in order
+    partial: str | None  # why the text may be only the article's start (partial.py); None: whole
 
 
 def clean_page(body: bytes, url: str, charset: str | None) -> CleanedPage:
@@ -144,6 +146,7 @@ def clean_page(body: bytes, url: str, charset: str | None) -> CleanedPage:
         words=words,
         lead=parts["lead"],
         figures=parts["figures"],
+        partial=stops_short(tree, text, words),
     )
 
 
@@ -301,5 +304,5 @@ def as_json_line(path: str, result: CleanedPage | None, error: str | None = None
     if error is not None:
         return json.dumps({"file": path, "error": error})
     assert result is not None
-    keys = ("title", "author", "published", "site", "lead", "text", "figures", "html", "words")
+    keys = ("title", "author", "published", "site", "lead", "text", "figures", "html", "words", "partial")
     return json.dumps({"file": path, **{k: result.get(k) for k in keys}})
