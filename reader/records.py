@@ -47,6 +47,7 @@ class Article:
     capacity: int | None = None  # articles the live workers clean at once, while queued
     snippet: str | None = None  # search results only: matches marked \x02 ... \x03
     tags: tuple[str, ...] = ()  # sorted by name, any case
+    partial: str | None = None  # ready, but the text may be only the article's start: why
 
     @property
     def done(self) -> bool:
@@ -171,6 +172,7 @@ class Content:
     text: str
     words: int
     cleaned_at: float
+    partial: str | None = None  # why the text may be only the article's start; None: whole
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Content:

@@ -35,6 +35,7 @@ import httpx
 
 from ..clean import CleanedPage, ExtractError, clean_page
 from ..clean.parts import read_parts
+from ..clean.partial import shorter_than_summary
 from ..errors import ExtractionFailed, NotFound, Stopping, StorageError
 from ..pool import CpuPool, PoolUnavailable
 from ..fetch.pages import fetch_page
@@ -140,11 +141,14 @@ class Cleaner:
         person's browser sent (`body`, UTF-8, as shown at `url`), through the same claim as
         every other lane. Whoever holds the claim already (a worker, an open, another post
         of the same page) wins and this waits for its result: the page is cleaned once.
-        Raises ArticleFailed or UnknownArticle."""
+        A text that may be only the start (contents.partial) is cleaned again from this
+        page, once: the browser may be past the paywall. Raises ArticleFailed or
+        UnknownArticle."""
         waiting_since = time.time()
+        cleaned = False
         while True:
             content = await self.store.get_content(article_id)
-            if content is not None:
+            if content is not None and (content["partial"] is None or cleaned):
                 return content
             if self.stopping and article_id not in self._running:
                 raise ShuttingDown()
@@ -153,6 +157,7 @@ class Cleaner:
                 outcome, error = await self._outcome(self.start(run, (body, url)))
                 if outcome in ("failed", "unavailable"):
                     raise ArticleFailed(error or "cleaning failed")
+                cleaned = True
                 continue
             await self._wait_for_holder(article_id, waiting_since)
 
@@ -321,8 +326,9 @@ class Cleaner:
                 parts = read_parts(old["html"])
                 kept_text = CleanedPage(title=old["title"], author=old["author"], published=old["published"],
                                         site=None, html=old["html"], text=old["text"], words=old["words"],
-                                        lead=parts["lead"], figures=parts["figures"])
-                return await self._with_images(run, kept_text, run.url, stored, None, 0)
+                                        lead=parts["lead"], figures=parts["figures"], partial=old["partial"])
+                return await self._with_images(run, await self._against_summary(run, kept_text), run.url,
+                                               stored, None, 0)
             body, url, charset = await asyncio.to_thread(zlib.decompress, kept.data), kept.url, kept.charset
         else:
             if given is not None:
@@ -336,7 +342,16 @@ class Cleaner:
             content = await self.pool.run(clean_page, body, url, charset)
         except (FetchError, ExtractError) as exc:  # ExtractError: the page holds no article (for this cleaner)
             raise _PageFailed(str(exc), page, received) from exc
-        return await self._with_images(run, content, url, stored, page, received)
+        return await self._with_images(run, await self._against_summary(run, content), url, stored, page, received)
+
+    async def _against_summary(self, run: Run, content: CleanedPage) -> CleanedPage:
+        """The one sign of a cut text the page cannot give: a body well short of the feed's
+        own summary (often the whole article). What the page says comes first."""
+        if content["partial"] is None:
+            article = await self.store.get_article(run.article_id)
+            if article is not None:
+                content["partial"] = shorter_than_summary(content["words"], article["summary_text"] or "")
+        return content
 
     async def _with_images(self, run: Run, content: CleanedPage, url: str, stored: list[StoredImage],
                            page: RawPage | None, received: int) -> Cleaned:

@@ -199,7 +199,7 @@ def reading_statement(article_id: int, *, now: float, page: bool = False,
     sql = f"""
         SELECT {_ONE_ARTICLE_COLUMNS}, c.title AS c_title, c.author AS c_author,
                c.published AS c_published, c.html AS c_html, c.text AS c_text,
-               c.words AS c_words, c.cleaned_at AS c_cleaned_at {extra}
+               c.words AS c_words, c.cleaned_at AS c_cleaned_at, c.partial AS c_partial {extra}
         FROM {_ARTICLE_JOINS} WHERE a.id = :id
     """
     return sql, params

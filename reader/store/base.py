@@ -84,7 +84,7 @@ _ARTICLE_BASE_COLUMNS = f"""
     a.id, a.feed_id, a.guid, a.url, a.title, a.summary, a.author, a.published, a.sort_at,
     a.added_at, a.error, a.failed_at, a.read_at, a.starred_at, a.summary_text,
     coalesce(f.title, a.source) AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
-    a.read_position, a.read_position_at, {_SHOWN_DONE} AS done_at,
+    a.read_position, a.read_position_at, {_SHOWN_DONE} AS done_at, c.partial,
     {_STATE} AS state
 """
 # Statements selecting these columns start with `WITH {_LINE}`.

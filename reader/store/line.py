@@ -211,17 +211,20 @@ class LineStore(StoreBase):
 
     async def claim(self, article_id: int, worker: str, ttl: float, kind: str = "fetch") -> Run | None:
         """The direct lane: claim one article, unless someone holds a live claim on it,
-        or (except for a reclean, which replaces the text) it is cleaned already."""
+        or (except for a reclean, which replaces the text) it is cleaned already. The page a
+        browser sent replaces a text that may be only the start (contents.partial): the
+        person's second chance at the rest of it."""
         async with self._transaction() as db:
             now = time.time()  # as in take_next
             await _close_expired(db, now)
             rows = await rows_of(db, 
                 """
                 SELECT 1 FROM articles a WHERE a.id = :id
-                AND (:reclean OR NOT EXISTS (SELECT 1 FROM contents WHERE article_id = :id))
+                AND (:reclean OR NOT EXISTS (SELECT 1 FROM contents WHERE article_id = :id
+                                             AND NOT (:browser AND partial IS NOT NULL)))
                 AND NOT EXISTS (SELECT 1 FROM claims WHERE article_id = :id AND expires_at > :now)
                 """,
-                {"id": article_id, "now": now, "reclean": kind == "reclean"},
+                {"id": article_id, "now": now, "reclean": kind == "reclean", "browser": kind == "browser"},
             )
             if not rows:
                 return None
@@ -298,10 +301,11 @@ class LineStore(StoreBase):
         run cached (with the bytes it took in), claim released; the raw page kept within
         its budget. A result that arrives after the claim was lost is still kept (it was
         paid for); the first stored content wins, with its images. A reclean run replaces
-        the text and images instead, but only while it holds the claim."""
+        the text and images instead, but only while it holds the claim, and so does the page
+        a browser sent for a text that may be only the start."""
         async with self._transaction() as db:
             holds = await _holds(db, run)
-            if run.kind == "reclean":
+            if run.kind == "reclean" or (run.kind == "browser" and await _stops_short(db, run.article_id)):
                 if not holds:
                     await _finish(db, run, "cached", None, received)
                     return
@@ -311,8 +315,8 @@ class LineStore(StoreBase):
                 rows = await rows_of(
                     db,
                     """
-                    INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
-                    VALUES (:article_id, :title, :author, :published, :html, :text, :words, :now)
+                    INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at, partial)
+                    VALUES (:article_id, :title, :author, :published, :html, :text, :words, :now, :partial)
                     ON CONFLICT (article_id) DO NOTHING RETURNING article_id
                     """,
                     {**_content_params(content), "article_id": run.article_id, "now": time.time()},
@@ -478,8 +482,14 @@ async def _finish(db: aiosqlite.Connection, run: Run, outcome: str, error: str |
     await db.execute("DELETE FROM claims WHERE article_id = ? AND run_id = ?", (run.article_id, run.id))
 
 
+async def _stops_short(db: aiosqlite.Connection, article_id: int) -> bool:
+    """Whether the article's stored text may be only its start (contents.partial)."""
+    return bool(await rows_of(db, "SELECT 1 FROM contents WHERE article_id = ? AND partial IS NOT NULL",
+                              (article_id,)))
+
+
 def _content_params(content: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: content.get(key) for key in ("title", "author", "published", "html", "text", "words")}
+    return {key: content.get(key) for key in ("title", "author", "published", "html", "text", "words", "partial")}
 
 
 async def _replace_content(db: aiosqlite.Connection, run: Run, content: Mapping[str, Any],
@@ -489,11 +499,11 @@ async def _replace_content(db: aiosqlite.Connection, run: Run, content: Mapping[
     params = {**_content_params(content), "article_id": run.article_id, "now": time.time()}
     await db.execute(
         """
-        INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
-        VALUES (:article_id, :title, :author, :published, :html, :text, :words, :now)
+        INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at, partial)
+        VALUES (:article_id, :title, :author, :published, :html, :text, :words, :now, :partial)
         ON CONFLICT (article_id) DO UPDATE SET title = excluded.title, author = excluded.author,
             published = excluded.published, html = excluded.html, text = excluded.text,
-            words = excluded.words, cleaned_at = excluded.cleaned_at
+            words = excluded.words, cleaned_at = excluded.cleaned_at, partial = excluded.partial
         """,
         params,
     )

@@ -780,10 +780,28 @@ async def _v15_to_v16(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V16)
 
 
+# Versions 17 and 18 are other branches' steps (rules; one card per story), numbered before
+# this one: empty here until those branches are merged and the steps chained in order.
+async def _v16_to_v17(db: aiosqlite.Connection) -> None:
+    pass
+
+
+async def _v17_to_v18(db: aiosqlite.Connection) -> None:
+    pass
+
+
+# Version 19: why a cleaned text may be only the article's start (a teaser behind a paywall,
+# a body shorter than the feed's summary: reader/clean/partial.py). NULL for every article
+# cleaned before: nothing was known of them, and `reader reclean` fills it in.
+async def _v18_to_v19(db: aiosqlite.Connection) -> None:
+    await db.execute("ALTER TABLE contents ADD COLUMN partial TEXT")
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
-    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16]
+    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16,
+    _v16_to_v17, _v17_to_v18, _v18_to_v19]
 
 
 # Tables every reader database has had since version 1.

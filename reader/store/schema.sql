@@ -151,7 +151,8 @@ CREATE TABLE contents (
     html       TEXT NOT NULL,    -- sanitized
     text       TEXT NOT NULL,
     words      INTEGER NOT NULL,
-    cleaned_at REAL NOT NULL
+    cleaned_at REAL NOT NULL,
+    partial    TEXT              -- why the text may be only the article's start (clean/partial.py); NULL: whole
 );
 -- a cleaned article is found by its text
 CREATE TRIGGER contents_search AFTER INSERT ON contents BEGIN
@@ -544,4 +545,4 @@ CREATE TRIGGER highlights_search_delete AFTER DELETE ON highlights BEGIN
 END;
 
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 16;
+PRAGMA user_version = 19;
