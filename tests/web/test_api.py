@@ -23,7 +23,7 @@ KIND_KEYS = {"started", "cached", "failed", "abandoned", "running", "bytes"}
 def ledger(stats: dict) -> dict:
     """The ledger's counts over every kind of run (the answer also has bytes and kinds)."""
     return {key: stats[key] for key in LEDGER_KEYS}
-CONTENT_KEYS = {"id", "title", "author", "published", "lead", "html", "text", "figures", "words"}
+CONTENT_KEYS = {"id", "title", "author", "published", "lead", "html", "text", "figures", "words", "partial"}
 RSS = {"Content-Type": "application/rss+xml"}
 EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 
@@ -191,6 +191,7 @@ async def test_articles_have_the_documented_shape(quiet, pages):
         "feed_title": "Shapes", "published": EPOCH.timestamp(), "state": "new", "position": None,
         "lane": None, "wait_seconds": None, "error": None, "read": False, "starred": False,
         "added_at": items[0]["added_at"], "tags": [], "read_position": None, "done": False, "done_at": None,
+        "partial": None,
     }]
     assert isinstance(items[0]["added_at"], float)
     assert await article(quiet, ids[0]) == items[0]

@@ -46,7 +46,8 @@ async def article_content(request: Request) -> Response:
     """GET /api/articles/{id}/content: the cleaned text, cleaned now if it is not: its HTML,
     the body's plain text and word count, and the lead (the dek) and the figures with their
     captions, read from the HTML (`text` holds neither; an article cleaned before leads were
-    marked has its dek in the text and no lead). A link on
+    marked has its dek in the text and no lead), and `partial`: why the text may be only the
+    article's start (a teaser behind a paywall), or null. A link on
     another site's page (a top-level navigation carries the session cookie) gets the text if
     it is there and otherwise 403 {"error"}, with nothing started (Reader.open decides)."""
     article_id = path_id(request)
@@ -55,7 +56,7 @@ async def article_content(request: Request) -> Response:
     return JSONResponse({
         "id": article_id, "title": content.title, "author": content.author, "published": content.published,
         "lead": parts["lead"], "html": content.html, "text": content.text, "figures": parts["figures"],
-        "words": content.words,
+        "words": content.words, "partial": content.partial,
     })
 
 

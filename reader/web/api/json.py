@@ -63,6 +63,8 @@ def article_json(a: Article) -> dict[str, Any]:
         # done with it (read to the end or said done): off the reading list; read is another fact
         "done": a.done_at is not None,
         "done_at": a.done_at,
+        # ready, but the text may be only the article's start: why (null: whole, or not ready)
+        "partial": a.partial,
     }
 
 
