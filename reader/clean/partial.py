@@ -46,8 +46,8 @@ from lxml import etree
 
 from .blocks import WORD
 
-# A body of this many words or more is taken as whole whatever the page's furniture says
-# (an explicit isAccessibleForFree still counts): teasers run 50 to 300 words.
+# A body of this many words or more is taken as whole whatever the page says: teasers run
+# 50 to 300 words.
 SHORT_WORDS = 400
 # The feed's summary says the body stopped short when the body has under this share of its
 # words, and the summary is long enough to be more than a blurb.
@@ -57,7 +57,8 @@ SUMMARY_MIN_WORDS = 80
 # for the page to count as served whole.
 CARRIED_SHARE = 0.8
 # How far (in characters of the page's text) after the body's last words a teaser's words
-# still belong to the article's end, and how much of the body's own end is read for them.
+# still belong to the article's end, and how much of the body's own end is read for them
+# (at most AFTER_BODY_CHARS).
 AFTER_BODY_CHARS = 1500
 BODY_TAIL_CHARS = 600
 
@@ -131,7 +132,7 @@ def stops_short(tree: etree._Element, body: str, words: int) -> str | None:
         return FOR_SUBSCRIBERS
     phrase = _teaser_words(tree, body)
     if phrase:
-        return f"the page says “{phrase[:1].upper()}{phrase[1:]}”"
+        return f"the page says “{phrase}”"
     # the elements are looked at one by one only on a page where some class or id holds a part
     # of such a name (the names are read out as plain strings in one go: each element lxml.html
     # makes in Python costs more)
@@ -254,7 +255,7 @@ def _shown_text(root: etree._Element) -> str:
             stack.extend((child, False) for child in reversed(el))
         elif el.tail:
             into.append(el.tail)
-    return " ".join(" ".join(into).split()).lower()
+    return " ".join(" ".join(into).split())
 
 
 def _is_wall(el: etree._Element) -> bool:
@@ -267,12 +268,13 @@ def _is_wall(el: etree._Element) -> bool:
 
 
 def _teaser_words(tree: etree._Element, body: str) -> str | None:
-    """A teaser's words at the end of the body: in its last lines, or in the text the page
-    shows just after them (the box that stands where the rest of the text would)."""
-    folded = " ".join(body.split()).lower()
-    found = _TEASER.search(folded[-BODY_TAIL_CHARS:])
+    """A teaser's words at the end of the body, as the page writes them: in its last lines,
+    or in the text the page shows just after them (the box that stands where the rest of
+    the text would)."""
+    folded = " ".join(body.split())
+    found = _as_written(folded[-BODY_TAIL_CHARS:], 0)
     if found:
-        return found.group(0)
+        return found
     # The text the page shows is walked for in Python (a meter's box hidden by its class says
     # "to continue reading" on pages that are whole) only when the page's text holds a teaser's
     # words at all, read out by lxml in one go: few pages do, and a test of `in` for each
@@ -280,14 +282,20 @@ def _teaser_words(tree: etree._Element, body: str) -> str | None:
     everything = " ".join(" ".join(tree.xpath(_TEXTS, smart_strings=False)).split()).lower()
     if not any(phrase in everything for phrase in TEASER_PHRASES):
         return None
-    return _teaser_after(_shown_text(tree), folded)
+    page = _shown_text(tree)
+    end = _body_end(page.lower(), folded.lower())
+    return _as_written(page, end) if end is not None else None
 
 
-def _teaser_after(page: str, body: str) -> str | None:
-    """A teaser's words in the page's text within AFTER_BODY_CHARS after the body's end."""
-    end = _body_end(page, body)
-    found = _TEASER.search(page, end, end + AFTER_BODY_CHARS) if end is not None else None
-    return found.group(0) if found else None
+def _as_written(text: str, start: int) -> str | None:
+    """The first teaser's words in text[start:start + AFTER_BODY_CHARS], in the text's own case."""
+    window = text[start:start + AFTER_BODY_CHARS]
+    lower = window.lower()
+    found = _TEASER.search(lower)
+    if found is None:
+        return None
+    # lower case is as long as the text but for a few letters (İ): then the phrase as listed
+    return window[found.start():found.end()] if len(lower) == len(window) else found.group(0)
 
 
 def _body_end(page: str, body: str) -> int | None:

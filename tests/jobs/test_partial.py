@@ -54,7 +54,7 @@ MARKED = {
     "teaser words": ("", '<div class="offer"><p>Subscribe to continue reading.</p><a href="/plans">See the plans</a></div>',
                      "the page says “Subscribe to continue reading”"),
     "teaser words in German": ("", '<div class="offer"><p>Bereits Abonnent? Hier anmelden</p></div>',
-                               "the page says “Bereits abonnent?”"),
+                               "the page says “Bereits Abonnent?”"),
 }
 
 
