@@ -6,6 +6,7 @@ apply)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any
@@ -45,6 +46,7 @@ class Article:
     capacity: int | None = None  # articles the live workers clean at once, while queued
     snippet: str | None = None  # search results only: matches marked \x02 ... \x03
     tags: tuple[str, ...] = ()  # sorted by name, any case
+    also_in: tuple[str, ...] = ()  # the other feeds that carry the story, by name (schema v18)
 
     @property
     def done(self) -> bool:
@@ -57,6 +59,8 @@ class Article:
         """The record of a store row; `given` are the fields the row does not hold (its
         tags, its wait), so the record is made once, whole."""
         values: dict[str, Any] = {f.name: row.get(f.name) for f in _ARTICLE_FIELDS if f.name not in given}
+        if "also_in" in values:  # the store's JSON array of names
+            values["also_in"] = tuple(sorted(json.loads(values["also_in"] or "[]"), key=str.lower))
         return cls(**values, **given)
 
 

@@ -432,8 +432,13 @@ class Reader:
         return await self._store.undone_stamp(stamp)
 
     async def unread_counts(self) -> dict[int | None, int]:
-        """Unread articles per feed id (None: saved links)."""
+        """Unread articles per feed id (None: saved links); a story several feeds carry
+        counts under each, as it shows in each feed's list."""
         return await self._store.unread_counts()
+
+    async def unread_total(self, *, saved: bool = True) -> int:
+        """Unread articles, a story in several feeds once; without `saved`, those of feeds."""
+        return await self._store.unread_total(saved=saved)
 
     async def reading_count(self) -> int:
         """The reading list's length: cleaned and not done (read or not)."""

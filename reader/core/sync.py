@@ -468,7 +468,7 @@ async def unread_counts(reader: Reader) -> list[UnreadCount]:
             counts.append(UnreadCount(LABEL + row["name"], int(row["count"]), row["newest"]))
     for name, kind in ((QUEUE_LABEL, "queue"), (READING_LABEL, "reading")):
         counts.append(UnreadCount(LABEL + name, await store.count_stream(Stream(kind), unread=True), None))
-    counts.append(UnreadCount(READING_LIST, sum(c for f, c in per_feed.items() if f is not None),
+    counts.append(UnreadCount(READING_LIST, await reader.unread_total(saved=False),
                               max(newest.values(), default=None)))
     return counts
 

@@ -76,7 +76,8 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
         where.append("a.id IN (SELECT value FROM json_each(:ids))")
         params["ids"] = json.dumps([int(i) for i in ids])
     if feed_id is not None:
-        where.append("a.feed_id = :feed_id")
+        # its own articles and the stories it carries that another feed brought first (v18)
+        where.append("(a.feed_id = :feed_id OR a.id IN (SELECT article_id FROM sources WHERE feed_id = :feed_id))")
         params["feed_id"] = feed_id
     if state is not None:
         where.append(f"({_STATE}) = :state")
@@ -98,7 +99,8 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
                      " WHERE t.name = :tag)")
         params["tag"] = tag
     if folder is not None:
-        where.append("a.feed_id IN (SELECT id FROM feeds WHERE folder = :folder)")
+        where.append("(a.feed_id IN (SELECT id FROM feeds WHERE folder = :folder) OR a.id IN ("
+                     "SELECT s.article_id FROM sources s JOIN feeds sf ON sf.id = s.feed_id WHERE sf.folder = :folder))")
         params["folder"] = folder
     return where
 
@@ -293,9 +295,19 @@ class ArticleStore(StoreBase):
         return await self._all(sql, params)
 
     async def unread_counts(self) -> dict[int | None, int]:
-        """Unread articles per feed (None: saved links), as the triggers keep them."""
-        rows = await self._all("SELECT feed, articles FROM unread WHERE articles > 0")
+        """Unread articles per feed (None: saved links), as the triggers keep them: a story
+        several feeds carry counts under each of them, as each one's list shows it, so these
+        do not add up to the unread articles (`unread_total` does)."""
+        rows = await self._all(
+            "SELECT feed, sum(articles) AS articles FROM ("
+            " SELECT feed, articles FROM unread UNION ALL SELECT feed, articles FROM unread_sources)"
+            " GROUP BY feed HAVING sum(articles) > 0")
         return {(int(row["feed"]) or None): int(row["articles"]) for row in rows}
+
+    async def unread_total(self, *, saved: bool = True) -> int:
+        """Unread articles, each once whichever feeds carry it; without `saved`, those of feeds."""
+        return await self._count("SELECT coalesce(sum(articles), 0) FROM unread WHERE articles > 0"
+                                 + ("" if saved else " AND feed != 0"))
 
     async def reading_count(self) -> int:
         """How many articles are cleaned and not done: the reading list's length."""

@@ -76,12 +76,17 @@ CASE WHEN ({_STATE}) = 'queued' THEN (
 ) END
 """
 
+# The names of the other feeds that carry the story (schema v18), a JSON array: one seek in
+# sources_by_article per card, and an empty array for nearly all of them.
+_ALSO_IN = """(SELECT json_group_array(coalesce(nullif(sf.title, ''), sf.url))
+    FROM sources s JOIN feeds sf ON sf.id = s.feed_id WHERE s.article_id = a.id)"""
+
 _ARTICLE_BASE_COLUMNS = f"""
     a.id, a.feed_id, a.guid, a.url, a.title, a.summary, a.author, a.published, a.sort_at,
     a.added_at, a.error, a.failed_at, a.read_at, a.starred_at, a.summary_text,
     coalesce(f.title, a.source) AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
     a.read_position, a.read_position_at, a.done_at,
-    {_STATE} AS state
+    {_STATE} AS state, {_ALSO_IN} AS also_in
 """
 # Statements selecting these columns start with `WITH {_LINE}`.
 

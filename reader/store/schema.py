@@ -599,14 +599,23 @@ async def _v14_to_v15(db: aiosqlite.Connection) -> None:
             ORDER BY url_key, feed_id IS NULL, added_at, id
             """):
         copies.setdefault(key, []).append(article)
-    others = [table for (table,) in await db.execute_fetchall(
-        "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name = 'article_id'")
-        if table not in _MERGED_TABLES]
+    others = await _other_tables(db)
     pairs = [(ids[0], gone) for ids in copies.values() for gone in ids[1:]]
     for keep, gone in pairs:
         await _merge_copy(db, keep, gone, others)
-    # The ledger's runs in one pass: it has no index by article, so a statement per copy
-    # read every run each time
+    await _move_runs(db, pairs)
+
+
+async def _other_tables(db: aiosqlite.Connection) -> list[str]:
+    """The tables with an article_id column that _merge_copy does not know: it moves their rows."""
+    return [table for (table,) in await db.execute_fetchall(
+        "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name = 'article_id'")
+        if table not in _MERGED_TABLES]
+
+
+async def _move_runs(db: aiosqlite.Connection, pairs: Sequence[tuple[int, int]]) -> None:
+    """The ledger's runs of merged copies (keep, gone) to the kept article, in one pass: it
+    has no index by article, so a statement per copy read every run each time."""
     await db.execute("CREATE TEMP TABLE merged_into (gone INTEGER PRIMARY KEY, keep INTEGER NOT NULL)")
     await db.executemany("INSERT INTO merged_into (keep, gone) VALUES (?, ?)", pairs)
     await db.execute("UPDATE runs SET article_id = (SELECT keep FROM merged_into WHERE gone = runs.article_id)"
@@ -712,10 +721,88 @@ async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int, others: Se
     await db.execute("DELETE FROM articles WHERE id = :gone", ids)  # what is left of it goes by its cascades
 
 
+# Version 18: one card per story. The same story from several feeds (the same link, or the
+# same title from the same site within a few days) was a card per feed, each with its own
+# read, star, tags and place in line, and each tap fetched the page again. An article now
+# stays the first feed's, and every other feed carrying it is a row in `sources`, with its
+# own unread count beside `unread` (see schema.sql). The copies made before are merged here:
+# per link carried by two feeds or more, into the feed's article added first, nothing of any
+# copy lost (_merge_copy), each other feed's copy becoming a source (a second copy in one
+# feed, a feed that changed its guids, is left as it is). Saved copies of the link join it
+# too. Titles are not merged here: an old library's look-alike titles are left apart.
+# (Numbered 18 after the rules' v16 and v17: on a branch without them it is the 16th step.)
+SCHEMA_V18 = """
+CREATE TABLE sources (
+    feed_id    INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+    guid       TEXT NOT NULL,
+    article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+    title      TEXT NOT NULL,
+    published  REAL,
+    added_at   REAL NOT NULL,
+    PRIMARY KEY (feed_id, guid)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX sources_by_article ON sources (article_id, feed_id);
+CREATE INDEX articles_by_title ON articles (title);
+CREATE TABLE unread_sources (
+    feed     INTEGER PRIMARY KEY,
+    articles INTEGER NOT NULL
+);
+CREATE TRIGGER sources_unread_insert AFTER INSERT ON sources
+WHEN (SELECT read_at IS NULL FROM articles WHERE id = new.article_id) BEGIN
+    INSERT INTO unread_sources (feed, articles) VALUES (new.feed_id, 1)
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+CREATE TRIGGER sources_unread_delete AFTER DELETE ON sources
+WHEN (SELECT read_at IS NULL FROM articles WHERE id = old.article_id) BEGIN
+    UPDATE unread_sources SET articles = articles - 1 WHERE feed = old.feed_id;
+END;
+CREATE TRIGGER sources_unread_read AFTER UPDATE OF read_at ON articles
+WHEN (old.read_at IS NULL) != (new.read_at IS NULL) BEGIN
+    INSERT INTO unread_sources (feed, articles)
+        SELECT feed_id, CASE WHEN new.read_at IS NULL THEN 1 ELSE -1 END FROM sources WHERE article_id = new.id
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + excluded.articles;
+END;
+CREATE TRIGGER sources_unread_gone BEFORE DELETE ON articles WHEN old.read_at IS NULL BEGIN
+    UPDATE unread_sources SET articles = articles - 1
+        WHERE feed IN (SELECT feed_id FROM sources WHERE article_id = old.id);
+END;
+"""
+
+
+async def _v17_to_v18(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V18)
+    # per link in two feeds or more: the feed's article added first stays, the others merge into it
+    copies: dict[str, list[tuple[int, int | None, str, str, float | None, float]]] = {}
+    for key, *row in await db.execute_fetchall(
+            """
+            SELECT url_key, id, feed_id, guid, title, published, added_at FROM articles WHERE url_key IN (
+                SELECT url_key FROM articles WHERE feed_id IS NOT NULL GROUP BY url_key
+                HAVING count(DISTINCT feed_id) > 1)
+            ORDER BY url_key, feed_id IS NULL, added_at, id
+            """):
+        copies.setdefault(key, []).append(tuple(row))
+    others = await _other_tables(db)
+    pairs = []
+    for (keep, feed, *_), *rest in copies.values():
+        feeds = {feed}
+        for gone, gone_feed, guid, title, published, added in rest:
+            if gone_feed in feeds:
+                continue
+            if gone_feed is not None:
+                feeds.add(gone_feed)
+                await db.execute(
+                    "INSERT INTO sources (feed_id, guid, article_id, title, published, added_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)", (gone_feed, guid, keep, title, published, added))
+            await _merge_copy(db, keep, gone, others)
+            pairs.append((keep, gone))
+    await _move_runs(db, pairs)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
-    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15]
+    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15,
+    _v17_to_v18]  # _v17_to_v18 follows the rules' v16 and v17 once they are merged
 
 
 # Tables every reader database has had since version 1.

@@ -1,4 +1,4 @@
--- reader's database, schema version 15: every table, index and trigger, and what each is for.
+-- reader's database, schema version 16: every table, index and trigger, and what each is for.
 --
 -- A new file is made from this script (schema.py). A file made by an older reader gets here
 -- by the numbered migrations in schema.py instead, and tests/store/test_schema.py checks that
@@ -464,5 +464,60 @@ CREATE TABLE sync_tokens (
 CREATE INDEX sync_tokens_by_password ON sync_tokens (password_id);
 
 
+-- == One story, many feeds =====================================================================
+
+-- The other feeds that carry an article's story (v18): the same link (url_key), or the same
+-- title from the same site within a few days (store/feeds.py STORY_WINDOW). The article row is
+-- the first feed's (articles.feed_id, guid); each later feed's item of the story is a row here
+-- instead of a second card, so the story has one state, one text and one fetch, and each
+-- feed's refresh still finds its own item by (feed_id, guid). A feed's list is its articles
+-- and the stories it carries here.
+CREATE TABLE sources (
+    feed_id    INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+    guid       TEXT NOT NULL,      -- the item's guid in that feed
+    article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+    title      TEXT NOT NULL,      -- as that feed titled it
+    published  REAL,
+    added_at   REAL NOT NULL,      -- when that feed first brought it
+    PRIMARY KEY (feed_id, guid)
+) WITHOUT ROWID;
+-- one row per feed of a story; speed up a card's "also in" and the counts that follow its read
+CREATE UNIQUE INDEX sources_by_article ON sources (article_id, feed_id);
+-- speed up "has another feed brought this title already", the story's second test
+CREATE INDEX articles_by_title ON articles (title);
+
+-- Unread stories per feed that carries them (sources), beside unread (which counts each article
+-- once, under its own feed, so that its sum is the number of unread articles): a feed's unread
+-- count is the two together, as its list shows them. Kept by the triggers below.
+CREATE TABLE unread_sources (
+    feed     INTEGER PRIMARY KEY,  -- sources.feed_id
+    articles INTEGER NOT NULL
+);
+-- a feed brings a story that is unread
+CREATE TRIGGER sources_unread_insert AFTER INSERT ON sources
+WHEN (SELECT read_at IS NULL FROM articles WHERE id = new.article_id) BEGIN
+    INSERT INTO unread_sources (feed, articles) VALUES (new.feed_id, 1)
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+-- a feed no longer carries an unread story (its article deleted: see sources_unread_gone)
+CREATE TRIGGER sources_unread_delete AFTER DELETE ON sources
+WHEN (SELECT read_at IS NULL FROM articles WHERE id = old.article_id) BEGIN
+    UPDATE unread_sources SET articles = articles - 1 WHERE feed = old.feed_id;
+END;
+-- a story read or unread again: in every feed that carries it
+CREATE TRIGGER sources_unread_read AFTER UPDATE OF read_at ON articles
+WHEN (old.read_at IS NULL) != (new.read_at IS NULL) BEGIN
+    INSERT INTO unread_sources (feed, articles)
+        SELECT feed_id, CASE WHEN new.read_at IS NULL THEN 1 ELSE -1 END FROM sources WHERE article_id = new.id
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + excluded.articles;
+END;
+-- an unread story deleted: before, while its sources are still there (their cascade comes
+-- after the article is gone, when sources_unread_delete cannot tell it was unread)
+CREATE TRIGGER sources_unread_gone BEFORE DELETE ON articles WHEN old.read_at IS NULL BEGIN
+    UPDATE unread_sources SET articles = articles - 1
+        WHERE feed IN (SELECT feed_id FROM sources WHERE article_id = old.id);
+END;
+
+
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 15;
+PRAGMA user_version = 16;

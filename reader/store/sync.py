@@ -50,11 +50,14 @@ def _condition(stream: Stream, params: dict[str, Any], key: str) -> str:
         return f"a.starred_at IS NOT NULL AND {_FROM_FEEDS}"
     if stream.kind == "feed":
         params[key] = stream.value
-        return f"a.feed_id = :{key}"
+        # the stories it carries that another feed brought first too (schema v18)
+        return f"(a.feed_id = :{key} OR a.id IN (SELECT article_id FROM sources WHERE feed_id = :{key}))"
     if stream.kind == "label":
         # a label is a folder of feeds and a tag on articles at once, when both have its name
         params[key] = stream.value
         return (f"(a.feed_id IN (SELECT id FROM feeds WHERE folder = :{key}) OR a.id IN ("
+                f"SELECT s.article_id FROM sources s JOIN feeds sf ON sf.id = s.feed_id WHERE sf.folder = :{key})"
+                f" OR a.id IN ("
                 f"SELECT at.article_id FROM article_tags at JOIN tags t ON t.id = at.tag_id WHERE t.name = :{key}))")
     if stream.kind == "queue":  # waiting or being cleaned: tapped and not ready
         return (f"(a.id IN (SELECT article_id FROM queue) AND a.id NOT IN (SELECT article_id FROM contents)"

@@ -85,7 +85,7 @@ async def browse(request: Request) -> Response:
         request, "browse.html", articles=articles, next_page=next_page, active=any_pending(articles), state=f.state,
         feed_id=feed_id, unread=f.unread, starred=f.starred, query=text, message=message, offset=offset,
         feeds=feeds, states=STATES, here=here, filter=f, with_filter=with_filter, list_param=list_query(f),
-        unread_counts=counts, unread_total=sum(counts.values()), reading_list=f.is_reading_list,
+        unread_counts=counts, unread_total=await reader.unread_total(), reading_list=f.is_reading_list,
         unread_ids=",".join(str(a.id) for a in articles if a.read_at is None),
         not_done_ids=",".join(str(a.id) for a in articles if not a.done),
         page_ids=",".join(str(a.id) for a in articles), newest=await reader.newest_id(),
