@@ -48,6 +48,7 @@ def article_json(a: Article) -> dict[str, Any]:
         "url": a.url,
         "feed_id": a.feed_id,
         "feed_title": a.feed_title,
+        "also_in": list(a.also_in),
         "published": a.published,
         "state": a.state,
         "position": a.position,
