@@ -140,19 +140,30 @@ def _list_select(*, state: str | None, feed_id: int | None, before: int | None, 
     """One page of a list: the SELECT and its parameters. With the article columns (the
     default), its statement starts with `WITH {_LINE}`."""
     params: dict[str, Any] = {"now": now, "limit": limit}
-    where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
+    where = _filters(params, state=state, feed_id=None, ids=ids, unread=unread, starred=starred,
                      match=match, tag=tag, folder=folder)
     key, key_of, order = _TAP if state == "ready" else _NEWEST
     ascending = (state == "ready") != backwards  # the tap order is ascending, the newest descending
     if before is not None:
         where.append(f"{key} {'>' if ascending else '<'} ({key_of})")
         params["before"] = before
+    direction = "ASC" if ascending else "DESC"
+    order_by = " ORDER BY " + ", ".join(f"{c} {direction}" for c in order) + " LIMIT :limit"
+    if feed_id is not None:
+        # A feed's list is its own articles and the stories it carries (schema v18). As one
+        # term (a.feed_id = ? OR a.id IN sources) the planner took both sets whole and sorted
+        # them: 30 ms a page for a feed of 20,000 articles, against 0.8 ms walking its index.
+        # Each set's page is read apart, in its own order and index, and the page is the
+        # first of the two together.
+        params["feed_id"] = feed_id
+        arms = " UNION ALL ".join(
+            f"SELECT id FROM (SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join([*where, arm])}{order_by})"
+            for arm in ("a.feed_id = :feed_id", "a.id IN (SELECT article_id FROM sources WHERE feed_id = :feed_id)"))
+        where = [f"a.id IN ({arms})"]
     sql = f"SELECT {columns} FROM {_ARTICLE_JOINS}"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    direction = "ASC" if ascending else "DESC"
-    sql += " ORDER BY " + ", ".join(f"{c} {direction}" for c in order) + " LIMIT :limit"
-    return sql, params
+    return sql + order_by, params
 
 
 def list_statement(*, state: str | None, feed_id: int | None, before: int | None, ids: Sequence[int] | None,
