@@ -128,8 +128,8 @@ async def _join_stories(db: aiosqlite.Connection, feed_id: int, rows: list[dict[
             joined[row["guid"]] = story
     cur = await db.executemany(
         # one row per feed of a story: a second item of this feed for it adds nothing
-        "INSERT OR IGNORE INTO sources (feed_id, guid, article_id, title, published, added_at)"
-        " VALUES (:feed_id, :guid, :article_id, :title, :published, :now)",
+        "INSERT OR IGNORE INTO sources (feed_id, guid, article_id, title, published, added_at, sort_at)"
+        " SELECT :feed_id, :guid, id, :title, :published, :now, sort_at FROM articles WHERE id = :article_id",
         [{**row, "article_id": joined[row["guid"]]} for row in arriving if row["guid"] in joined])
     return [row for row in rows if row["guid"] not in carried and row["guid"] not in joined], max(cur.rowcount, 0)
 

@@ -739,9 +739,14 @@ CREATE TABLE sources (
     title      TEXT NOT NULL,
     published  REAL,
     added_at   REAL NOT NULL,
+    sort_at    REAL NOT NULL,
     PRIMARY KEY (feed_id, guid)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX sources_by_article ON sources (article_id, feed_id);
+CREATE INDEX sources_by_feed ON sources (feed_id, sort_at DESC, article_id DESC);
+CREATE TRIGGER sources_sort_update AFTER UPDATE OF sort_at ON articles WHEN old.sort_at != new.sort_at BEGIN
+    UPDATE sources SET sort_at = new.sort_at WHERE article_id = new.id;
+END;
 CREATE INDEX articles_by_title ON articles (title);
 CREATE TABLE unread_sources (
     feed     INTEGER PRIMARY KEY,
@@ -791,8 +796,9 @@ async def _v17_to_v18(db: aiosqlite.Connection) -> None:
             if gone_feed is not None:
                 feeds.add(gone_feed)
                 await db.execute(
-                    "INSERT INTO sources (feed_id, guid, article_id, title, published, added_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?)", (gone_feed, guid, keep, title, published, added))
+                    "INSERT INTO sources (feed_id, guid, article_id, title, published, added_at, sort_at)"
+                    " SELECT ?, ?, id, ?, ?, ?, sort_at FROM articles WHERE id = ?",
+                    (gone_feed, guid, title, published, added, keep))
             await _merge_copy(db, keep, gone, others)
             pairs.append((keep, gone))
     await _move_runs(db, pairs)

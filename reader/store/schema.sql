@@ -479,10 +479,18 @@ CREATE TABLE sources (
     title      TEXT NOT NULL,      -- as that feed titled it
     published  REAL,
     added_at   REAL NOT NULL,      -- when that feed first brought it
+    sort_at    REAL NOT NULL,      -- the story's articles.sort_at, kept by sources_sort_update
     PRIMARY KEY (feed_id, guid)
 ) WITHOUT ROWID;
 -- one row per feed of a story; speed up a card's "also in" and the counts that follow its read
 CREATE UNIQUE INDEX sources_by_article ON sources (article_id, feed_id);
+-- speed up a feed's list: the stories it carries, newest first, a page a seek as its own
+-- articles are in articles_by_feed (sorting them all cost 12 ms a page at 1,600)
+CREATE INDEX sources_by_feed ON sources (feed_id, sort_at DESC, article_id DESC);
+-- the story moved in the browse order (a merge, a saved link a feed took in): its sources follow
+CREATE TRIGGER sources_sort_update AFTER UPDATE OF sort_at ON articles WHEN old.sort_at != new.sort_at BEGIN
+    UPDATE sources SET sort_at = new.sort_at WHERE article_id = new.id;
+END;
 -- speed up "has another feed brought this title already", the story's second test
 CREATE INDEX articles_by_title ON articles (title);
 

@@ -199,3 +199,33 @@ async def test_a_title_is_one_story_only_on_one_site_within_days(tmp_path):
                                                       "Same post, other link", t + DAY)) == 0
         assert table(db, "SELECT count(*) FROM sources") == [(1,)]
     counters_match(db)
+
+
+async def test_a_feed_s_list_pages_through_its_own_articles_and_the_stories_it_carries_in_order(tmp_path):
+    async with await Store.open(tmp_path / "reader.db") as store:
+        first, _ = await store.add_feed("http://example.org/all.xml")
+        second, _ = await store.add_feed("http://example.org/some.xml")
+        t = 1_800_000_000.0
+        await store_items(store, first, *[entry(f"a{i}", f"http://example.org/{i}", f"Post {i}", t + i * 60)
+                                          for i in range(9)])
+        # the second feed: three of the first's posts, and its own between them
+        await store_items(store, second, *[entry(f"b{i}", f"http://example.org/{i}", f"Post {i}", t + i * 60)
+                                           for i in (1, 4, 7)],
+                          *[entry(f"own{i}", f"http://example.org/own/{i}", f"Own {i}", t + i * 60 + 30)
+                            for i in range(9)])
+        whole = [a["id"] for a in await store.list_articles(feed_id=second, limit=100)]
+        expected = [a["id"] for a in sorted(
+            [a for a in await store.list_articles(limit=100) if a["title"].startswith("Own")
+             or a["title"] in ("Post 1", "Post 4", "Post 7")], key=lambda a: (a["sort_at"], a["id"]), reverse=True)]
+        assert whole == expected and len(whole) == 12
+        paged, before = [], None
+        for _ in range(len(whole)):  # a page that does not move on would go round for ever
+            page = [a["id"] for a in await store.list_articles(feed_id=second, before=before, limit=2)]
+            if not page:
+                break
+            paged += page
+            before = page[-1]
+        assert paged == whole
+        back = [a["id"] for a in await store.list_articles(feed_id=second, before=whole[-1], backwards=True,
+                                                          limit=100)]
+        assert back == whole[-2::-1]
