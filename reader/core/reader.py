@@ -436,6 +436,10 @@ class Reader:
         counts under each, as it shows in each feed's list."""
         return await self._store.unread_counts()
 
+    async def unread_per_folder(self) -> dict[str, int]:
+        """Unread articles per folder, a story two of its feeds carry once."""
+        return await self._store.unread_per_folder()
+
     async def unread_total(self, *, saved: bool = True) -> int:
         """Unread articles, a story in several feeds once; without `saved`, those of feeds."""
         return await self._store.unread_total(saved=saved)

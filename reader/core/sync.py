@@ -459,8 +459,9 @@ async def unread_counts(reader: Reader) -> list[UnreadCount]:
     for f, c in zip(feeds, counts):
         if f.folder:
             folders.setdefault(f.folder, []).append(c)
+    per_folder = await reader.unread_per_folder()  # a story two of its feeds carry once
     for name, members in sorted(folders.items()):
-        counts.append(UnreadCount(LABEL + name, sum(m.count for m in members),
+        counts.append(UnreadCount(LABEL + name, per_folder.get(name, 0),
                                   max((m.newest for m in members if m.newest), default=None)))
     taken = {n.lower() for n in folders}
     for row in await store.unread_per_tag():

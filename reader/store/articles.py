@@ -332,6 +332,25 @@ class ArticleStore(StoreBase):
             " GROUP BY feed HAVING sum(articles) > 0")
         return {(int(row["feed"]) or None): int(row["articles"]) for row in rows}
 
+    async def unread_per_folder(self) -> dict[str, int]:
+        """Unread articles per folder, each once: a story two feeds of a folder carry is one
+        card in the folder's list (the sum of its feeds' counts would count it twice). The
+        folder's own articles from the counter, plus the stories only its feeds' sources
+        bring (a pass over sources, which holds only the stories in several feeds)."""
+        counts = {r["folder"]: int(r["n"]) for r in await self._all(
+            "SELECT f.folder, sum(u.articles) AS n FROM unread u JOIN feeds f ON f.id = u.feed"
+            " WHERE f.folder IS NOT NULL GROUP BY f.folder")}
+        for r in await self._all(
+                """
+                SELECT sf.folder, count(DISTINCT s.article_id) AS n FROM sources s
+                JOIN feeds sf ON sf.id = s.feed_id JOIN articles a ON a.id = s.article_id
+                LEFT JOIN feeds pf ON pf.id = a.feed_id
+                WHERE a.read_at IS NULL AND sf.folder IS NOT NULL AND pf.folder IS NOT sf.folder
+                GROUP BY sf.folder
+                """):
+            counts[r["folder"]] = counts.get(r["folder"], 0) + int(r["n"])
+        return counts
+
     async def unread_total(self, *, saved: bool = True) -> int:
         """Unread articles, each once whichever feeds carry it; without `saved`, those of feeds."""
         return await self._count("SELECT coalesce(sum(articles), 0) FROM unread WHERE articles > 0"

@@ -229,3 +229,27 @@ async def test_a_feed_s_list_pages_through_its_own_articles_and_the_stories_it_c
         back = [a["id"] for a in await store.list_articles(feed_id=second, before=whole[-1], backwards=True,
                                                           limit=100)]
         assert back == whole[-2::-1]
+
+
+async def test_a_folder_counts_a_story_two_of_its_feeds_carry_once(tmp_path):
+    async with await Store.open(tmp_path / "reader.db") as store:
+        a, _ = await store.add_feed("http://example.org/a.xml")
+        b, _ = await store.add_feed("http://example.org/b.xml")
+        c, _ = await store.add_feed("http://example.org/c.xml")
+        for feed in (a, b):
+            await store.set_folder(feed, "News")
+        await store.set_folder(c, "Other")
+        t = 1_800_000_000.0
+        for feed in (a, b, c):
+            await store_items(store, feed, entry(f"{feed}-s", "http://example.org/story", "The story", t),
+                              entry(f"{feed}-own", f"http://example.org/own/{feed}", f"Own of {feed}", t))
+        # c's story is a's: "Other" holds it through its source only
+        for folder in ("News", "Other"):
+            listed = await store.list_articles(folder=folder, unread=True, limit=100)
+            assert (await store.unread_per_folder())[folder] == len(listed) == {"News": 3, "Other": 2}[folder]
+        counts = await store.unread_counts()
+        assert [counts[f] for f in (a, b, c)] == [2, 2, 2] and await store.unread_total() == 4
+        story = (await store.list_articles(feed_id=c, limit=100))[-1]["id"]
+        await store.mark_read(story)
+        assert await store.unread_per_folder() == {"News": 2, "Other": 1}
+    counters_match(tmp_path / "reader.db")
