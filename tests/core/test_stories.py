@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 
 from reader.store import Store
+from reader.store.sync import Stream
 
 from ..helpers import RSS, published, rss, wait_for
 from ..loopback import LoopbackServer
@@ -250,6 +251,11 @@ async def test_a_folder_counts_a_story_two_of_its_feeds_carry_once(tmp_path):
         counts = await store.unread_counts()
         assert [counts[f] for f in (a, b, c)] == [2, 2, 2] and await store.unread_total() == 4
         story = (await store.list_articles(feed_id=c, limit=100))[-1]["id"]
+        # a native app's stream of each feed and label holds it too, and counts it as the lists do
+        for stream in (Stream("feed", a), Stream("feed", b), Stream("feed", c), Stream("label", "Other")):
+            assert story in {r["id"] for r in await store.stream_item_ids(stream, limit=100)}, stream
+            assert await store.count_stream(stream, unread=True) == 2
+        assert await store.count_stream(Stream("label", "News"), unread=True) == 3
         await store.mark_read(story)
         assert await store.unread_per_folder() == {"News": 2, "Other": 1}
     counters_match(tmp_path / "reader.db")
