@@ -7,7 +7,8 @@ call the named methods of `Store` and never build SQL themselves. By entity:
     schema     making a new file from schema.sql; version 1 and the numbered migrations
                that bring an older file up to date
     base       two connections, write transactions, the SQL fragments shared below
-    feeds      subscriptions and what a refresh stores
+    feeds      subscriptions and what a refresh stores (a story another feed brought
+               already is a source of that article, not a second one)
     articles   browse (and the reading list), search, one article, read/star (one or in
                bulk, and its undo), unread counts, saved links
     line       the queue (filled only by taps), claims, storing a result

@@ -111,11 +111,16 @@ async def _join_stories(db: aiosqlite.Connection, feed_id: int, rows: list[dict[
         by_key.setdefault(r["url_key"], r["id"])
     # a title that is its link (an item without one) says nothing about the story
     titled = [row for row in arriving if row["title"] and row["title"] != row["url"]]
+    times = [now if row["published"] is None else row["published"] for row in titled] or [now]
     by_title: dict[str, list[sqlite3.Row]] = {}
     for r in await rows_of(
+            # within the window of some arriving item: a title every post of a site has (a
+            # podcast's "New episode") reads only the few of those days, not years of them
             db, "SELECT id, title, url, coalesce(published, sort_at) AS at FROM articles"
-                " WHERE title IN (SELECT value FROM json_each(?)) AND feed_id IS NOT NULL AND feed_id != ? ORDER BY id",
-            (json.dumps([row["title"] for row in titled]), feed_id)):
+                " WHERE title IN (SELECT value FROM json_each(?)) AND feed_id IS NOT NULL AND feed_id != ?"
+                " AND coalesce(published, sort_at) BETWEEN ? AND ? ORDER BY id",
+            (json.dumps([row["title"] for row in titled]), feed_id,
+             min(times) - STORY_WINDOW, max(times) + STORY_WINDOW)):
         by_title.setdefault(r["title"], []).append(r)
     joined: dict[str, int] = {}
     for row in arriving:
