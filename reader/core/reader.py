@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import logging
 import html
+import json
 import math
 import re
 import sqlite3
@@ -50,7 +51,8 @@ from . import library
 from .library import export_opml
 from .exports import bookmarks_html
 from ..params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
-from ..records import READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Link, Marked, StoredImage
+from ..records import (READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, FeedChoice, Link,
+                       ListFacts, Marked, StoredImage)
 from ..settings import Settings
 from ..clean.sanitize import valid_text
 from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_terms
@@ -58,7 +60,7 @@ from ..urls import check_url, normalize_url
 from ..jobs.worker import Worker
 
 __all__ = ["LANES", "READING_LIST", "ArticleFilter", "Marked", "parse_filter", "parse_list_page", "MAX_ID", "MAX_LIMIT",
-           "SEARCH_MAX_OFFSET", "STATES", "Reader", "Saved", "parse_bool", "parse_int", "parse_tags", "parse_title",
+           "SEARCH_MAX_OFFSET", "STATES", "UNREAD_CAP", "Reader", "Saved", "parse_bool", "parse_int", "parse_tags", "parse_title",
            "snippet_html"]
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,8 @@ MAX_BULK = 10_000
 MAX_TAG = 100
 MAX_TAGS = 100
 MAX_NAME = 200  # a tag or folder named in a filter
+# Past this many, a list's unread count says "999+" (counting all of a broad filter costs a scan).
+UNREAD_CAP = 999
 MAX_IMPORT_JOBS = 20  # finished web imports kept for their report pages
 # A device's id for an action: long enough to be unique when random, short enough to store.
 ACTION_KEY = re.compile(r"[A-Za-z0-9._:-]{8,100}")
@@ -243,6 +247,14 @@ def snippet_html(snippet: str | None) -> Markup:
     return Markup(marked.replace("\x02", "").replace("\x03", ""))
 
 
+@functools.lru_cache(maxsize=8)
+def _feed_choices(listed: str) -> tuple[FeedChoice, ...]:
+    """The feeds as the store lists them (JSON) for a list's feed filter, parsed once while
+    they stay the same: every list page asks, and a feed changes rarely. The same answer is
+    the same tuple, which lets a page keep what it drew from it (web/pages/browse.py)."""
+    return tuple(FeedChoice(int(i), str(name), folder, int(unread)) for i, name, folder, unread in json.loads(listed))
+
+
 class Reader:
     """Everything an interface needs, built once per process by `running` (running.py)."""
 
@@ -308,9 +320,8 @@ class Reader:
         waits: dict[int, float | None] = {}
         capacity = None
         if any(row["state"] == "queued" for row in rows):
-            timings = Timings.from_runs(await self._store.recent_timings(), prior=FIRST_GUESS)
-            capacity = await self._store.capacity()
-            work = await self._store.work_in_line()
+            runs, capacity, work = await self._store.line_estimates()
+            timings = Timings.from_runs(runs, prior=FIRST_GUESS)
             estimates = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
                                        timings, capacity)
             waits = {w["article_id"]: wait for w, wait in zip(work, estimates)}
@@ -401,6 +412,27 @@ class Reader:
     async def unread_counts(self) -> dict[int | None, int]:
         """Unread articles per feed id (None: saved links)."""
         return await self._store.unread_counts()
+
+    async def list_facts(self) -> ListFacts:
+        """What a list's page shows around its articles, in one read: each feed with its
+        unread count (the feed filter), the newest article, the reading list's length."""
+        row = await self._store.list_facts()
+        return ListFacts(_feed_choices(row["feeds"]), int(row["saved_unread"]), int(row["newest"]), int(row["reading"]))
+
+    async def unread_in(self, f: ArticleFilter, facts: ListFacts, *, cap: int = UNREAD_CAP) -> int | None:
+        """What the `unread` filter lists within the other filters of `f`, as the count shown
+        beside it, so the count matches the list it leads to: from the kept per-feed counts
+        when at most a feed or a folder narrows it, the reading list's own length for it,
+        else counted, up to `cap` + 1 (more than `cap` is "cap+"). None for a search: it is
+        ranked, not counted."""
+        if f.q:
+            return None
+        if f.is_reading_list or dataclasses.replace(f, unread=True).is_reading_list:
+            return facts.reading
+        if f.state is None and not f.starred and f.tag is None:
+            return facts.unread(feed_id=f.feed_id, folder=f.folder)
+        return await self._store.count_articles(cap=cap + 1, state=f.state, feed_id=f.feed_id, unread=True,
+                                                starred=f.starred, tag=f.tag, folder=f.folder)
 
     async def reading_count(self) -> int:
         """The reading list's length: cleaned and not done with (unread, or left part-way)."""

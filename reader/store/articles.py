@@ -287,6 +287,36 @@ class ArticleStore(StoreBase):
                                      backwards=backwards, now=time.time())
         return await self._all(sql, params)
 
+    async def list_facts(self) -> dict[str, Any]:
+        """What a list's page shows around its articles, in one statement (each read apart
+        is another trip to a read connection's thread): every feed for the feed filter with
+        its unread count (`feeds`: JSON, [[id, name, folder, unread], ...] by name), the
+        saved links' unread count, the newest article id and the reading list's length."""
+        row = await self._one(
+            f"""
+            SELECT (SELECT coalesce(max(id), 0) FROM articles) AS newest, {_READING_COUNT} AS reading,
+                   coalesce((SELECT articles FROM unread WHERE feed = 0), 0) AS saved_unread,
+                   (SELECT json_group_array(json_array(id, name, folder, unread)) FROM (
+                        SELECT f.id, CASE WHEN f.title = '' THEN f.url ELSE f.title END AS name, f.folder,
+                               coalesce(u.articles, 0) AS unread
+                        FROM feeds f LEFT JOIN unread u ON u.feed = f.id ORDER BY lower(f.title), f.id)) AS feeds
+            """
+        )
+        assert row is not None  # an aggregate always answers one row
+        return row
+
+    async def count_articles(self, *, cap: int, state: str | None = None, feed_id: int | None = None,
+                             unread: bool = False, starred: bool = False, match: str | None = None,
+                             tag: str | None = None, folder: str | None = None) -> int:
+        """How many articles a filter lists, counted up to `cap` (a count bounded like a
+        page: a broad filter in a big library costs what `cap` rows do)."""
+        params: dict[str, Any] = {"now": time.time(), "cap": cap}
+        where = _filters(params, state=state, feed_id=feed_id, ids=None, unread=unread, starred=starred,
+                         match=match, tag=tag, folder=folder)
+        return await self._count(
+            f"SELECT count(*) FROM (SELECT 1 FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where) or '1'} LIMIT :cap)",
+            params)
+
     async def unread_counts(self) -> dict[int | None, int]:
         """Unread articles per feed (None: saved links), as the triggers keep them."""
         rows = await self._all("SELECT feed, articles FROM unread WHERE articles > 0")
