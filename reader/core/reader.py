@@ -247,12 +247,19 @@ def snippet_html(snippet: str | None) -> Markup:
     return Markup(marked.replace("\x02", "").replace("\x03", ""))
 
 
+# SQLite's lower() folds ASCII letters only: the feeds are in the order the library page
+# lists them (ORDER BY lower(title), id).
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 @functools.lru_cache(maxsize=8)
 def _feed_choices(listed: str) -> tuple[FeedChoice, ...]:
-    """The feeds as the store lists them (JSON) for a list's feed filter, parsed once while
-    they stay the same: every list page asks, and a feed changes rarely. The same answer is
-    the same tuple, which lets a page keep what it drew from it (web/pages/browse.py)."""
-    return tuple(FeedChoice(int(i), str(name), folder, int(unread)) for i, name, folder, unread in json.loads(listed))
+    """The feeds as the store lists them (JSON, in no order) for a list's feed filter, by
+    name, parsed and sorted once while they stay the same: every list page asks, and they
+    change when a feed or its unread count does. The same answer is the same tuple, which
+    lets a page keep what it drew from it (web/pages/browse.py)."""
+    feeds = sorted(json.loads(listed), key=lambda f: (str(f[1]).translate(_ASCII_LOWER), f[0]))
+    return tuple(FeedChoice(int(i), str(title or url), folder, int(unread)) for i, title, url, folder, unread in feeds)
 
 
 class Reader:
@@ -311,7 +318,7 @@ class Reader:
     async def _with_waits(self, rows: Sequence[dict[str, Any]], *, tagged: bool = False) -> list[Article]:
         """Records for store rows, each queued one with its estimated wait and the
         workers' capacity (the history and the line are read once, only when something is
-        queued). The wait costs the article by its own site's recent runs and the work
+        queued and a worker is running). The wait costs the article by its own site's recent runs and the work
         ahead of it by theirs (core/waits.py). `tagged`: the rows carry their tags already."""
         if tagged:
             tags: Mapping[int, Sequence[str]] = {row["id"]: row["tags"] for row in rows}
@@ -320,11 +327,13 @@ class Reader:
         waits: dict[int, float | None] = {}
         capacity = None
         if any(row["state"] == "queued" for row in rows):
-            runs, capacity, work = await self._store.line_estimates()
-            timings = Timings.from_runs(runs, prior=FIRST_GUESS)
-            estimates = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
-                                       timings, capacity)
-            waits = {w["article_id"]: wait for w, wait in zip(work, estimates)}
+            capacity = await self._store.capacity()
+            if capacity > 0:  # without a worker no wait can be estimated (estimate_waits says None)
+                timings = Timings.from_runs(await self._store.recent_timings(), prior=FIRST_GUESS)
+                work = await self._store.work_in_line()
+                estimates = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
+                                           timings, capacity)
+                waits = {w["article_id"]: wait for w, wait in zip(work, estimates)}
         articles = []
         for row in rows:
             queued = row["state"] == "queued" and row.get("position") is not None
@@ -350,8 +359,8 @@ class Reader:
             raise Invalid(f"state must be one of {', '.join(STATES)}")
         rows = await self._store.list_articles(state=state, feed_id=feed_id, before=before, ids=ids,
                                               unread=unread, starred=starred, tag=tag, folder=folder,
-                                              limit=limit, backwards=backwards)
-        return await self._with_waits(rows)
+                                              limit=limit, backwards=backwards, tags=True)
+        return await self._with_waits(rows, tagged=True)
 
     async def search(self, text: str, *, limit: int = 50, offset: int = 0,
                      within: ArticleFilter | None = None, param: str | None = None) -> list[Article]:

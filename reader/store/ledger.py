@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, cast
 
@@ -12,20 +11,11 @@ from .rows import RunCounts, TimingRow, WorkRow
 # The latest finished runs, for the wait estimates. The index is named, not left to the
 # planner: without statistics it picks runs_by_outcome and sorts every finished run the
 # ledger holds to keep the newest few.
-_RECENT_RUNS = (
-    " FROM runs r INDEXED BY runs_by_finished LEFT JOIN articles a ON a.id = r.article_id"
+RECENT_TIMINGS = (
+    "SELECT a.url, r.finished_at - r.started_at AS seconds FROM runs r INDEXED BY runs_by_finished"
+    " LEFT JOIN articles a ON a.id = r.article_id"
     " WHERE r.outcome IN ('cached', 'failed') ORDER BY r.finished_at DESC LIMIT ?"
 )
-RECENT_TIMINGS = "SELECT a.url, r.finished_at - r.started_at AS seconds" + _RECENT_RUNS
-
-# What the workers still have to do (work_in_line), without its columns and order; needs :now.
-_WORK_IN_LINE = """
-    FROM queue q JOIN articles a ON a.id = q.article_id
-    LEFT JOIN claims cl ON cl.article_id = q.article_id
-    LEFT JOIN runs r ON r.id = cl.run_id
-    WHERE NOT EXISTS (SELECT 1 FROM contents c WHERE c.article_id = q.article_id)
-"""
-_CLEANING = "(cl.expires_at IS NOT NULL AND cl.expires_at > :now)"
 
 
 class LedgerStore(StoreBase):
@@ -58,32 +48,18 @@ class LedgerStore(StoreBase):
         cleaned (with when their run started), then the waiting ones in service order."""
         now = time.time()
         return cast(list[WorkRow], await self._all(
-            f"SELECT q.article_id, a.url, r.started_at, {_CLEANING} AS cleaning {_WORK_IN_LINE}"
-            " ORDER BY cleaning DESC, q.due_at, q.seq", {"now": now}))
-
-    async def line_estimates(self, limit: int = 200) -> tuple[list[TimingRow], int, list[WorkRow]]:
-        """`recent_timings`, `capacity` and `work_in_line` in one statement: a list page
-        with anything queued on it reads all three, and each read apart was another trip
-        to a read connection's thread (0.1 ms each). Each part comes numbered in its order
-        and is sorted by it here (SQLite before 3.44 orders no aggregate). Through JSON a
-        time keeps 15 significant digits (10 µs of a date), which no estimate misses."""
-        row = await self._one(
-            f"""
-            SELECT (SELECT coalesce(sum(slots), 0) FROM workers WHERE expires_at > :now) AS capacity,
-                   (SELECT json_group_array(json_array(n, url, seconds)) FROM (
-                        SELECT row_number() OVER (ORDER BY r.finished_at DESC) AS n, a.url,
-                               r.finished_at - r.started_at AS seconds {_RECENT_RUNS.replace("?", ":limit")})) AS timings,
-                   (SELECT json_group_array(json_array(n, article_id, url, started_at, cleaning)) FROM (
-                        SELECT row_number() OVER (ORDER BY {_CLEANING} DESC, q.due_at, q.seq) AS n, q.article_id,
-                               a.url, r.started_at, {_CLEANING} AS cleaning {_WORK_IN_LINE})) AS work
+            """
+            SELECT q.article_id, a.url, r.started_at,
+                   (cl.expires_at IS NOT NULL AND cl.expires_at > :now) AS cleaning
+            FROM queue q JOIN articles a ON a.id = q.article_id
+            LEFT JOIN claims cl ON cl.article_id = q.article_id
+            LEFT JOIN runs r ON r.id = cl.run_id
+            WHERE NOT EXISTS (SELECT 1 FROM contents c WHERE c.article_id = q.article_id)
+            ORDER BY cleaning DESC, q.due_at, q.seq
             """,
-            {"now": time.time(), "limit": limit},
-        )
-        assert row is not None  # an aggregate always answers one row
-        timings = [TimingRow(url=url, seconds=seconds) for _, url, seconds in sorted(json.loads(row["timings"]))]
-        work = [WorkRow(article_id=article_id, url=url, started_at=started_at, cleaning=cleaning)
-                for _, article_id, url, started_at, cleaning in sorted(json.loads(row["work"]))]
-        return timings, int(row["capacity"]), work
+            {"now": now},
+        ))
+
 
     async def stats(self) -> RunCounts:
         row = await self._one(

@@ -139,3 +139,19 @@ async def test_the_feed_filter_applies_at_once_and_keeps_show_for_no_javascript(
     assert '<button type="submit" class="secondary" data-without-js>Show</button>' in form  # hidden with a script
     assert '<input type="hidden" name="unread" value="1">' in form  # the other filters stay
     assert f"<option value={one}>One: notes on software and reading\n" in form
+
+
+async def test_the_feed_filter_lists_the_feeds_in_the_library_pages_order(settings, pages):
+    """By name as SQLite's lower() folds it (ASCII letters only), ties by id: the filter
+    sorts what one statement reads in no order, as the library page's ORDER BY does."""
+    names = ["beta", "Alpha", "Ábc", "zed", "Zebra", "alpha"]
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        for n, name in enumerate(names):
+            feed = pages.add(f"/named{n}.xml", rss([{"title": f"Item {n}", "link": pages.add_article(f"named{n}"),
+                                                     "date": published(n)}], title=name), headers=RSS)
+            assert (await client.post("/api/feeds", json={"url": feed})).status_code == 201
+        library = [f["id"] for f in (await client.get("/api/feeds")).json()["feeds"]]
+        page = (await client.get("/")).text
+    chosen = [int(i) for i in re.findall(r"<option value=(\d+)>", page)]
+    assert chosen == library
+    assert re.findall(r"<option value=\d+>([^\n]+)", page) == ["Alpha", "alpha", "beta", "Zebra", "zed", "Ábc"]
