@@ -154,6 +154,7 @@ def every_page(site) -> dict[str, str]:
     ids = site.ids
     return {
         "browse": "/",
+        "ready": "/?state=ready&unread=1",
         "article": f"/articles/{ids['Code that scrolls']}",
         "queue": "/queue",
         "feeds": "/feeds",
@@ -396,7 +397,7 @@ async def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context
     heading order inside cleaned text (the cleaner's to fix)."""
     from playwright.async_api import expect
 
-    pages = {**every_page(site), "browse-cards": "/"}
+    pages = {**every_page(site), "browse-menu": "/", "browse-cards": "/"}
     findings = []
     # axe arrives as an init script, which the pages' CSP does not apply to: the pages are
     # checked under their own CSP.
@@ -408,6 +409,11 @@ async def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context
             await context.add_cookies([{"name": "reader_view", "value": "cards", "url": site.url}])
         await page.goto(site.url + path)
         await expect(page.locator("main")).to_be_visible()
+        if name == "browse-menu":  # a row's ⋯ open, its tags box too
+            row = page.locator("article.card").first
+            await row.locator(".more-toggle").click()
+            await row.get_by_text("tags…").click()
+            await expect(row.get_by_role("textbox", name="Tags, separated by commas")).to_be_visible()
         if name == "article":
             await expect(page.locator(".reading .body pre").first).to_be_visible()
             await expect(page.locator(".reading .body pre:not([tabindex='0'])")).to_have_count(0)
