@@ -77,11 +77,15 @@ CASE WHEN ({_STATE}) = 'queued' THEN (
 ) END
 """
 
+# A cleaned article's words, from the index that holds them beside its id (schema v14):
+# c.words walks the row's overflow pages, html and text, to get there.
+_WORDS = "(SELECT w.words FROM contents w INDEXED BY contents_words WHERE w.article_id = a.id)"
+
 _ARTICLE_BASE_COLUMNS = f"""
     a.id, a.feed_id, a.guid, a.url, a.title, a.summary, a.author, a.published, a.sort_at,
     a.added_at, a.error, a.failed_at, a.read_at, a.starred_at, a.summary_text,
     coalesce(f.title, a.source) AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
-    a.read_position, a.read_position_at, c.words,
+    a.read_position, a.read_position_at, {_WORDS} AS words,
     {_STATE} AS state
 """
 # Statements selecting these columns start with `WITH {_LINE}`.
