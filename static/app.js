@@ -9,7 +9,9 @@
    - keyboard: j/k move between cards, q queue, n queue first, o/Enter open, s star,
      u back to the list, ] / [ next / previous article while reading, / search, ? the
      list of keys. Actions click the card's own
-     buttons and links, so the forms (and htmx on them) stay the one way things happen. */
+     buttons and links, so the forms (and htmx on them) stay the one way things happen;
+   - a card's ⋯: the page's one menu, copied into the card and filled from it (fillMenu);
+   - the feed filter: a choice applies at once. */
 (function () {
   "use strict";
   var root = document.documentElement;

@@ -85,8 +85,9 @@ async def browse(request: Request) -> Response:
     return render(
         request, "browse.html", articles=articles, next_page=next_page, active=any_pending(articles), state=f.state,
         feed_id=feed_id, unread=f.unread, starred=f.starred, query=text, message=message, offset=offset,
-        feeds=facts.feeds, feed_options=_feed_options(facts.feeds, feed_id), states=STATES, here=here, filter=f, with_filter=with_filter, list_param=list_query(f),
-        unread_count=_count(unread_count), reading_list=f.is_reading_list, compact=compact,
+        feeds=facts.feeds, feed_options=_feed_options(facts.feeds, feed_id), states=STATES, here=here, filter=f,
+        with_filter=with_filter, list_param=list_query(f), unread_count=_count(unread_count),
+        reading_list=f.is_reading_list, compact=compact,
         unread_ids=",".join(str(a.id) for a in articles if not a.done),  # in progress: not done with
         page_ids=",".join(str(a.id) for a in articles), newest=facts.newest,
         bulk=_bulk_notice(params), list_name=list_name(f), reading_count=facts.reading,
