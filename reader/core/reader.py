@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import logging
 import html
+import json
 import math
 import re
 import sqlite3
@@ -49,8 +50,8 @@ from . import highlights, library
 from .library import export_opml
 from .exports import bookmarks_html
 from ..params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
-from ..records import (READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Link, Marked, QueuedMany,
-                       StoredImage, TakenBack)
+from ..records import (READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, FeedChoice, Link,
+                       ListFacts, Marked, QueuedMany, StoredImage, TakenBack)
 from ..settings import Settings
 from ..clean.sanitize import valid_text
 from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_terms
@@ -58,7 +59,7 @@ from ..urls import check_url
 from ..jobs.worker import Worker
 
 __all__ = ["LANES", "MAX_QUEUE_BATCH", "READING_LIST", "ArticleFilter", "Marked", "QueuedMany", "TakenBack", "parse_filter", "parse_list_page", "MAX_ID", "MAX_LIMIT",
-           "SEARCH_MAX_OFFSET", "STATES", "Reader", "Saved", "parse_bool", "parse_int", "parse_tags", "parse_title",
+           "SEARCH_MAX_OFFSET", "STATES", "UNREAD_CAP", "Reader", "Saved", "parse_bool", "parse_int", "parse_tags", "parse_title",
            "snippet_html"]
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,8 @@ MAX_QUEUE_BATCH = 500
 MAX_TAG = 100
 MAX_TAGS = 100
 MAX_NAME = 200  # a tag or folder named in a filter
+# Past this many, a list's unread count says "999+" (counting all of a broad filter costs a scan).
+UNREAD_CAP = 999
 MAX_IMPORT_JOBS = 20  # finished web imports kept for their report pages
 # A device's id for an action: long enough to be unique when random, short enough to store.
 ACTION_KEY = re.compile(r"[A-Za-z0-9._:-]{8,100}")
@@ -258,6 +261,21 @@ def snippet_html(snippet: str | None) -> Markup:
     return Markup(marked.replace("\x02", "").replace("\x03", ""))
 
 
+# SQLite's lower() folds ASCII letters only: the feeds are in the order the library page
+# lists them (ORDER BY lower(title), id).
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@functools.lru_cache(maxsize=8)
+def _feed_choices(listed: str) -> tuple[FeedChoice, ...]:
+    """The feeds as the store lists them (JSON, in no order) for a list's feed filter, by
+    name, parsed and sorted once while they stay the same: every list page asks, and they
+    change when a feed or its unread count does. The same answer is the same tuple, which
+    lets a page keep what it drew from it (web/pages/browse.py)."""
+    feeds = sorted(json.loads(listed), key=lambda f: (str(f[1]).translate(_ASCII_LOWER), f[0]))
+    return tuple(FeedChoice(int(i), str(title or url), folder, int(unread)) for i, title, url, folder, unread in feeds)
+
+
 class Reader:
     """Everything an interface needs, built once per process by `running` (running.py)."""
 
@@ -314,7 +332,7 @@ class Reader:
     async def _with_waits(self, rows: Sequence[dict[str, Any]], *, tagged: bool = False) -> list[Article]:
         """Records for store rows, each queued one with its estimated wait and the
         workers' capacity (the history and the line are read once, only when something is
-        queued). The wait costs the article by its own site's recent runs and the work
+        queued and a worker is running). The wait costs the article by its own site's recent runs and the work
         ahead of it by theirs (core/waits.py). `tagged`: the rows carry their tags already."""
         if tagged:
             tags: Mapping[int, Sequence[str]] = {row["id"]: row["tags"] for row in rows}
@@ -335,8 +353,10 @@ class Reader:
     async def _line_waits(self) -> tuple[dict[int, float | None], int]:
         """Every article in line with its estimated wait, and the workers' capacity: the
         one estimate the cards and a bulk queue's notice share (core/waits.py)."""
-        timings = Timings.from_runs(await self._store.recent_timings(), prior=FIRST_GUESS)
         capacity = await self._store.capacity()
+        if capacity == 0:  # without a worker no wait can be estimated (estimate_waits says None)
+            return {}, capacity
+        timings = Timings.from_runs(await self._store.recent_timings(), prior=FIRST_GUESS)
         work = await self._store.work_in_line()
         estimates = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
                                    timings, capacity)
@@ -359,8 +379,8 @@ class Reader:
             raise Invalid(f"state must be one of {', '.join(STATES)}")
         rows = await self._store.list_articles(state=state, feed_id=feed_id, before=before, ids=ids,
                                               unread=unread, starred=starred, tag=tag, folder=folder,
-                                              limit=limit, backwards=backwards)
-        return await self._with_waits(rows)
+                                              limit=limit, backwards=backwards, tags=True)
+        return await self._with_waits(rows, tagged=True)
 
     async def search(self, text: str, *, limit: int = 50, offset: int = 0,
                      within: ArticleFilter | None = None, param: str | None = None) -> list[Article]:
@@ -435,6 +455,27 @@ class Reader:
         """Unread articles per feed id (None: saved links)."""
         return await self._store.unread_counts()
 
+    async def list_facts(self) -> ListFacts:
+        """What a list's page shows around its articles, in one read: each feed with its
+        unread count (the feed filter), the newest article, the reading list's length."""
+        row = await self._store.list_facts()
+        return ListFacts(_feed_choices(row["feeds"]), int(row["saved_unread"]), int(row["newest"]), int(row["reading"]))
+
+    async def unread_in(self, f: ArticleFilter, facts: ListFacts, *, cap: int = UNREAD_CAP) -> int | None:
+        """What the `unread` filter lists within the other filters of `f`, as the count shown
+        beside it, so the count matches the list it leads to: from the kept per-feed counts
+        when at most a feed or a folder narrows it, the reading list's own length for it,
+        else counted, up to `cap` + 1 (more than `cap` is "cap+"). None for a search: it is
+        ranked, not counted."""
+        if f.q:
+            return None
+        if f.is_reading_list or dataclasses.replace(f, unread=True).is_reading_list:
+            return facts.reading
+        if f.state is None and not f.starred and f.tag is None:
+            return facts.unread(feed_id=f.feed_id, folder=f.folder)
+        return await self._store.count_articles(cap=cap + 1, state=f.state, feed_id=f.feed_id, unread=True,
+                                                starred=f.starred, tag=f.tag, folder=f.folder)
+
     async def reading_count(self) -> int:
         """The reading list's length: cleaned and not done (read or not)."""
         return await self._store.reading_count()
@@ -474,7 +515,7 @@ class Reader:
         # until the last of them is ready: the longest wait among those still to do (one
         # cleaned already, by a quick worker, waits for nothing)
         pending = [waits[i] for i in queued if i in waits]
-        estimate = None if any(w is None for w in pending) else max((w or 0.0 for w in pending), default=0.0)
+        estimate = None if capacity == 0 or any(w is None for w in pending) else max((w or 0.0 for w in pending), default=0.0)
         return QueuedMany(queued, matched, MAX_QUEUE_BATCH, estimate, repr(stamp), capacity)
 
     async def undo_queue(self, token: object) -> TakenBack:

@@ -780,10 +780,23 @@ async def _v15_to_v16(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V16)
 
 
+# Version 17: each cleaned article's word count beside its id, which a list's reading
+# times read from this index alone: read from contents, `words` (stored after html and
+# text) meant walking each row's overflow pages, 0.6 ms for a page of 50 ready articles.
+SCHEMA_V17 = """
+CREATE INDEX contents_words ON contents (article_id, words);
+"""
+
+
+async def _v16_to_v17(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V17)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
-    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16]
+    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16,
+    _v16_to_v17]
 
 
 # Tables every reader database has had since version 1.

@@ -1,4 +1,4 @@
--- reader's database, schema version 16: every table, index and trigger, and what each is for.
+-- reader's database, schema version 17: every table, index and trigger, and what each is for.
 --
 -- A new file is made from this script (schema.py). A file made by an older reader gets here
 -- by the numbered migrations in schema.py instead, and tests/store/test_schema.py checks that
@@ -153,6 +153,9 @@ CREATE TABLE contents (
     words      INTEGER NOT NULL,
     cleaned_at REAL NOT NULL
 );
+-- a list's reading times read the words from here: in contents they come after html and
+-- text, which a row's overflow pages hold
+CREATE INDEX contents_words ON contents (article_id, words);
 -- a cleaned article is found by its text
 CREATE TRIGGER contents_search AFTER INSERT ON contents BEGIN
     UPDATE search SET body = new.text WHERE rowid = new.article_id;
@@ -544,4 +547,4 @@ CREATE TRIGGER highlights_search_delete AFTER DELETE ON highlights BEGIN
 END;
 
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 16;
+PRAGMA user_version = 17;

@@ -469,9 +469,11 @@ async def test_the_live_poll_keeps_naming_the_pages_list_on_the_cards_it_swaps_i
     assert swapped.status_code == 200
     assert f'<a href="/articles/{a}?list=unread%3D1">' in swapped.text
     # a page with no list (the queue) still polls without one: its cards open the reading list
+    # (and keep the lane moves the line's page shows)
     queue_page = (await quiet.get("/queue")).text
-    assert 'hx-get="/live"' in queue_page
-    assert f'<a href="/articles/{a}">' in (await quiet.get("/live", params={"id": a})).text
+    assert 'hx-get="/live?lanes=1"' in queue_page
+    polled = (await quiet.get("/live", params={"id": a, "lanes": "1"})).text
+    assert f'<a href="/articles/{a}">' in polled and f'formaction="/articles/{a}/queue"' in polled
 
 
 async def test_undoing_a_bulk_read_restores_each_articles_state_before_it_place_included(quiet, pages):
