@@ -17,6 +17,7 @@ call the named methods of `Store` and never build SQL themselves. By entity:
     library    tags, notes, feed folders, links imported from other apps
     devices    reading positions, actions sent with a device's id, the list saved offline
     sync       app passwords and their tokens, streams and items as native apps read them
+    rules      rules, the articles they hid, an apply's undo, paused feeds
     rows       the TypedDicts of the rows reads return (those typed so far)
 """
 
@@ -34,6 +35,7 @@ from .library import ImportLink, LibraryStore, LinkCounts
 from .line import LineStore
 from .media import MediaStore
 from .portable import PortableStore
+from .rules import RuleStore
 from .schema import MIGRATIONS
 from .sync import SyncStore
 from .search import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, fts_query, fts_terms
@@ -44,7 +46,7 @@ __all__ = ["RUN_KINDS", "MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "S
 
 
 class Store(FeedStore, ArticleStore, LineStore, LedgerStore, MediaStore, PortableStore, LibraryStore, DeviceStore,
-            SyncStore, StoreBase):
+            SyncStore, RuleStore, StoreBase):
     """One database file: `await Store.open(path)`, then the methods of each entity."""
 
     @classmethod

@@ -91,6 +91,12 @@ _ARTICLE_BASE_COLUMNS = f"""
 # the end, or marking it read by hand (which moves the place to the end), is done.
 NOT_DONE = f"(a.read_at IS NULL OR a.read_position < {FINISHED})"
 _ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION} AS position"
+
+# Shown in the lists, search and counts: not hidden by a rule (store/rules.py), and not an
+# article of a feed paused until after :now (the pause ends by itself, with no write).
+# Needs the alias a and the :now parameter.
+PAUSED = "SELECT id FROM feeds WHERE paused_until > :now"
+SHOWN = f"(a.hidden_by IS NULL AND coalesce(a.feed_id, 0) NOT IN ({PAUSED}))"
 _ONE_ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION_OF_ONE} AS position"
 
 _ARTICLE_LEFT_JOINS = """
