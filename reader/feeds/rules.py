@@ -16,8 +16,9 @@ import re
 import re._constants as sre  # type: ignore[import-not-found]
 import re._parser as sre_parse  # type: ignore[import-not-found]
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field as dataclass_field
-from typing import Any
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import Any, TypedDict
 
 from ..errors import Invalid
 
@@ -56,12 +57,27 @@ class Rule:
     action: str = "hide"
     enabled: bool = True
     created: float = 0.0
+    hidden: int = 0  # articles it hides now, when counted
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Rule:
         return cls(id=int(row["id"]), field=row["field"], kind=row["kind"], pattern=row["pattern"],
                    scope=row["scope"], action=row["action"], enabled=bool(row["enabled"]),
-                   created=float(row["created"]))
+                   created=float(row["created"]), hidden=int(row.get("hidden") or 0))
+
+    def describe(self) -> str:
+        """The rule in a few words, for lists and notices."""
+        what = {"hide": "hide", "keep_only": "keep only", "star": "star"}.get(self.action, self.action.replace(
+            "tag:", "tag “", 1) + "”")
+        if self.field == "age":
+            test = f"older than {self.pattern} days"
+        elif self.kind == "regex":
+            test = f"{self.field} matches /{self.pattern}/"
+        else:
+            test = f"{self.field} has “{self.pattern}”"
+        where = {"all": "everywhere"}.get(self.scope, self.scope.replace("folder:", "in folder ", 1).replace(
+            "feed:", "in feed ", 1))
+        return f"{what}: {test}, {where}"
 
     @property
     def tag(self) -> str | None:
@@ -73,7 +89,7 @@ def _walk(items: Any, depth: int, counts: list[int]) -> str | None:
     how many repeats (of more than once) it sits inside."""
     for op, av in items:
         if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
-            low, high, sub = av
+            _, high, sub = av
             repeats = high == sre.MAXREPEAT or high > 1
             if high == sre.MAXREPEAT:
                 counts[0] += 1
@@ -150,7 +166,15 @@ def _words(pattern: str) -> list[str]:
     return [w.casefold() for w in pattern.split()]
 
 
-def check_rule(field: object, kind: object, pattern: object, scope: object, action: object) -> dict[str, str]:
+class RuleParts(TypedDict):
+    field: str
+    kind: str
+    pattern: str
+    scope: str
+    action: str
+
+
+def check_rule(field: object, kind: object, pattern: object, scope: object, action: object) -> RuleParts:
     """A rule's parts as given (a form, JSON, the command line) checked and tidied: Invalid
     with the reason for the first part that is wrong."""
     if field not in FIELDS:
@@ -180,8 +204,8 @@ def check_rule(field: object, kind: object, pattern: object, scope: object, acti
         problem = regex_problem(pattern)
         if problem:
             raise Invalid(f"pattern: the regular expression is refused: {problem}")
-    return {"field": str(field), "kind": str(kind), "pattern": pattern, "scope": check_scope(scope),
-            "action": check_action(action)}
+    return RuleParts(field=str(field), kind=str(kind), pattern=pattern, scope=check_scope(scope),
+                     action=check_action(action))
 
 
 def check_scope(scope: object) -> str:

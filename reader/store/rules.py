@@ -152,8 +152,8 @@ class RuleStore(StoreBase):
             elif action == "star":
                 cur = await db.execute(f"UPDATE articles SET starred_at = :stamp WHERE id IN ({changed})", params)
             else:
-                cur = await db.execute(f"INSERT INTO article_tags (article_id, tag_id) SELECT article_id, :tag"
-                                       f" FROM rule_undo WHERE stamp = :stamp", params)
+                cur = await db.execute("INSERT INTO article_tags (article_id, tag_id) SELECT article_id, :tag"
+                                       " FROM rule_undo WHERE stamp = :stamp", params)
             return cur.rowcount, stamp
 
     async def undo_apply(self, rule_id: int, action: str, stamp: float) -> int:

@@ -15,6 +15,7 @@ from .sync.greader import PREFIX
 from .api import articles as api_articles
 from .api import devices as api_devices
 from .api import feeds as api_feeds
+from .api import rules as api_rules
 from .api import status as api_status
 from .pages import (
     app_shell,
@@ -119,6 +120,17 @@ routes: list[BaseRoute] = [
     Route("/api/feeds/{id:rowid}", api_feeds.delete_feed, methods=["DELETE"]),
     Route("/api/feeds/{id:rowid}", api_feeds.update_feed, methods=["PATCH"]),
     Route("/api/refresh", api_feeds.refresh, methods=["POST"]),
+
+    # the JSON API: rules and what they hid
+    Route("/api/rules", api_rules.list_rules, methods=["GET"]),
+    Route("/api/rules", api_rules.add_rule, methods=["POST"]),
+    Route("/api/rules/test", api_rules.test_rule, methods=["POST"]),
+    Route("/api/rules/{id:rowid}", api_rules.update_rule, methods=["PATCH"]),
+    Route("/api/rules/{id:rowid}", api_rules.delete_rule, methods=["DELETE"]),
+    Route("/api/rules/{id:rowid}/apply", api_rules.apply_rule, methods=["POST"]),
+    Route("/api/rules/{id:rowid}/undo", api_rules.undo_rule, methods=["POST"]),
+    Route("/api/hidden", api_rules.hidden, methods=["GET"]),
+    Route("/api/hidden/{id:rowid}", api_rules.show_again, methods=["DELETE"]),
 
     # the JSON API: articles
     Route("/api/articles", api_articles.list_articles, methods=["GET"]),
