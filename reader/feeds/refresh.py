@@ -76,11 +76,7 @@ async def refresh_feed(
         await store.store_feed_error(feed["id"], result.error)
         return result
     if rules:
-        now = time.time()
-        for entry in parsed["entries"]:
-            decision = rules.decide(entry, feed["id"], feed.get("folder"), now)
-            if decision:
-                entry.update(hidden_by=decision.hidden_by, star=decision.star, tags=decision.tags)
+        decide(rules, parsed["entries"], feed["id"], feed.get("folder"))
     result.new = await store.store_feed_entries(
         feed["id"],
         title=parsed["title"],
@@ -90,6 +86,21 @@ async def refresh_feed(
         entries=parsed["entries"],
     )
     return result
+
+
+async def load_rules(store: Store) -> Rules:
+    """The enabled rules, compiled: read once for a whole refresh."""
+    return Rules(Rule.from_row(r) for r in await store.rules(counts=False))
+
+
+def decide(rules: Rules, entries: list[dict[str, Any]], feed_id: int, folder: str | None) -> None:
+    """What the rules do to each entry of a feed, written on the entry for the store's
+    insert (which takes it only for an article that is new)."""
+    now = time.time()
+    for entry in entries:
+        decision = rules.decide(entry, feed_id, folder, now)
+        if decision:
+            entry.update(hidden_by=decision.hidden_by, star=decision.star, tags=decision.tags)
 
 
 async def refresh_feeds(
@@ -105,7 +116,7 @@ async def refresh_feeds(
     """Refresh many feeds, a few at a time; one slow or broken feed holds up nothing else.
     The rules are read and compiled once for all of them."""
     limit = asyncio.Semaphore(concurrency)
-    rules = Rules(Rule.from_row(r) for r in await store.rules(counts=False))
+    rules = await load_rules(store)
 
     async def one(feed: dict[str, Any]) -> RefreshResult:
         async with limit:
