@@ -25,6 +25,7 @@ from .pages import (
     editions,
     feeds,
     library,
+    rules,
     save,
     session,
     status,
@@ -84,6 +85,17 @@ routes: list[BaseRoute] = [
     Route("/feeds/{id:rowid}/rename", feeds.rename_feed, methods=["POST"]),
     Route("/feeds/{id:rowid}/folder", feeds.set_folder, methods=["POST"]),
     Route("/refresh", feeds.refresh_now, methods=["POST"]),
+
+    # rules, what they hid, and paused feeds
+    Route("/rules", rules.rules_page, methods=["GET"]),
+    Route("/rules", rules.add_rule, methods=["POST"]),
+    Route("/rules/hidden", rules.hidden_page, methods=["GET"]),
+    Route("/rules/hidden/{id:rowid}/show", rules.show_again, methods=["POST"]),
+    Route("/rules/{id:rowid}/enabled", rules.set_enabled, methods=["POST"]),
+    Route("/rules/{id:rowid}/delete", rules.delete_rule, methods=["POST"]),
+    Route("/rules/{id:rowid}/apply", rules.apply_rule, methods=["POST"]),
+    Route("/rules/{id:rowid}/undo", rules.undo_rule, methods=["POST"]),
+    Route("/feeds/{id:rowid}/pause", rules.pause_feed, methods=["POST"]),
 
     # the library: files in and out
     Route("/feeds/import", library.import_form, methods=["POST"]),
