@@ -134,14 +134,17 @@ def run() -> list[Row]:
         with page_site(1, 0, feeds=FEEDS, items=ITEMS) as (base, _, _hits):
             for turn in range(2):
                 for rules in (0, RULES):
-                    db = work / f"refresh-{rules}-{turn}.db"
+                    db = work / f"refresh-{rules}-{turn}" / "reader.db"
+                    db.parent.mkdir()
                     out = _run(REFRESH, db, base, str(FEEDS), str(rules))
                     if out["errors"]:
                         raise RuntimeError(f"{out['errors']} feeds failed")
                     times[rules].append(out["seconds"])
                     stored[rules] = out["stored"]
                     cleanup(db)
-        big = _run(STORED_SCRIPT, work / "stored.db", str(work / "stored.db"), str(STORED))
+        big_db = work / "stored" / "reader.db"
+        big_db.parent.mkdir()
+        big = _run(STORED_SCRIPT, big_db, str(big_db), str(STORED))
     finally:
         cleanup(work / "x")
     none, some = min(times[0]), min(times[RULES])

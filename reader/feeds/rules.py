@@ -249,6 +249,46 @@ class Decision:
         return self.hidden_by is not None or self.star or bool(self.tags)
 
 
+_TOKENS = re.compile(r"\w+")
+_WORD = re.compile(r"\w+")
+
+
+class _Seen:
+    """One article's fields as the rules read them, each cut, folded or split into words
+    once however many rules read it; and, per field, whether any of the rules' regular
+    expressions can match it at all (one search of them all, `Rules.combined`)."""
+
+    __slots__ = ("item", "combined", "_folded", "_tokens", "_possible")
+
+    def __init__(self, item: Mapping[str, Any], combined: Mapping[str, re.Pattern[str] | None] | None = None) -> None:
+        self.item = item
+        self.combined = combined or {}
+        self._folded: dict[str, str] = {}
+        self._tokens: dict[str, frozenset[str]] = {}
+        self._possible: dict[str, bool] = {}
+
+    def folded(self, key: str) -> str:
+        text = self._folded.get(key)
+        if text is None:
+            text = self._folded[key] = (self.item.get(key) or "")[:WORDS_CHARS].casefold()
+        return text
+
+    def tokens(self, key: str) -> frozenset[str]:
+        found = self._tokens.get(key)
+        if found is None:
+            found = self._tokens[key] = frozenset(_TOKENS.findall(self.folded(key)))
+        return found
+
+    def possible(self, key: str) -> bool:
+        """False when no regular expression of the rules on this field matches it."""
+        known = self._possible.get(key)
+        if known is None:
+            combined = self.combined.get(key)
+            known = self._possible[key] = (combined is None
+                                           or combined.search((self.item.get(key) or "")[:REGEX_CHARS]) is not None)
+        return known
+
+
 class Compiled:
     """One rule, ready to match article rows or feed entries (dicts with title,
     summary_text, author, categories, url and sort_at or published)."""
@@ -258,6 +298,9 @@ class Compiled:
         self.key = _KEYS.get(rule.field, "")
         self.days = int(rule.pattern) if rule.field == "age" else 0
         self.words = _words(rule.pattern) if rule.kind == "words" and rule.field != "age" else []
+        # words made of letters and digits only are a subset test on the text's words; any
+        # other (c++, 2.0) is looked for as a whole word by a pattern of its own
+        self.tokens = frozenset(self.words) if all(_WORD.fullmatch(w) for w in self.words) else None
         self._whole = [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)") for w in self.words]
         self.regex = re.compile(rule.pattern, re.IGNORECASE) if rule.kind == "regex" else None
         kind, _, value = rule.scope.partition(":")
@@ -275,53 +318,110 @@ class Compiled:
             return folder is not None and (folder == self.folder or folder.startswith(self.folder + " / "))
         return True
 
-    def matches(self, item: Mapping[str, Any], now: float, folded: dict[str, str] | None = None) -> bool:
-        """`folded`: the fields already cut and case-folded for words, shared by the rules
-        that look at the same article."""
+    def matches(self, item: Mapping[str, Any], now: float, seen: _Seen | None = None) -> bool:
+        """`seen`: the article's fields already cut and folded, shared by the rules that
+        look at the same article."""
         if self.days:
             at = item.get("sort_at")
             if at is None:
                 at = item.get("published")
             return at is not None and float(at) < now - self.days * 86400
-        raw = item.get(self.key) or ""
+        if seen is None:
+            seen = _Seen(item)
         if self.regex is not None:
-            return self.regex.search(raw[:REGEX_CHARS]) is not None
-        if folded is None:
-            folded = {}
-        text = folded.get(self.key)
-        if text is None:
-            text = folded[self.key] = raw[:WORDS_CHARS].casefold()
+            return seen.possible(self.key) and self.regex.search((item.get(self.key) or "")[:REGEX_CHARS]) is not None
+        if self.tokens is not None:
+            return self.tokens <= seen.tokens(self.key)
+        text = seen.folded(self.key)
         return all(w in text for w in self.words) and all(p.search(text) for p in self._whole)
 
 
 class Rules:
-    """The enabled rules, compiled once per refresh (or apply), in the order they were made."""
+    """The enabled rules, compiled once per refresh (or apply), in the order they were made.
+    Hundreds of them stay cheap per article: the rules that cover a feed are found once
+    per feed; each field is folded and split into words once per article; a words rule is
+    tried only if the article has its first word (one set intersection finds those); and
+    the regular expressions on one field are first searched for as one (most articles
+    match none of them)."""
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self.compiled = [Compiled(r) for r in rules if r.enabled]
+        self._covering: dict[tuple[int | None, str | None], _Covering] = {}
+        self.combined: dict[str, re.Pattern[str] | None] = {}
+        for key in {c.key for c in self.compiled if c.regex is not None}:
+            patterns = [c.rule.pattern for c in self.compiled if c.regex is not None and c.key == key]
+            try:  # one pattern's named group or flags may not combine with another's: then none
+                self.combined[key] = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+            except re.error:
+                self.combined[key] = None
+        # words rules by field and by their first word
+        self._by_word: dict[str, dict[str, list[Compiled]]] = {}
+        for c in self.compiled:
+            if c.tokens is not None and c.words:
+                self._by_word.setdefault(c.key, {}).setdefault(c.words[0], []).append(c)
 
     def __bool__(self) -> bool:
         return bool(self.compiled)
+
+    def covering(self, feed_id: int | None, folder: str | None) -> _Covering:
+        """The rules whose scope covers this feed, sorted for `decide`."""
+        found = self._covering.get((feed_id, folder))
+        if found is None:
+            found = self._covering[feed_id, folder] = _Covering(
+                [c for c in self.compiled if c.covers(feed_id, folder)])
+        return found
 
     def decide(self, item: Mapping[str, Any], feed_id: int | None, folder: str | None, now: float) -> Decision:
         """What the rules do to one article: the first rule that hides it (a hide rule that
         matches, or a keep_only rule that does not) hides it; every star and tag rule that
         matches adds its star or tag."""
         decision = Decision()
-        folded: dict[str, str] = {}
-        for c in self.compiled:
-            if not c.covers(feed_id, folder):
-                continue
+        scope = self.covering(feed_id, folder)
+        if not scope.rules:
+            return decision
+        seen = _Seen(item, self.combined)
+        matched: list[Compiled] = []
+        for key, by_word in self._by_word.items():
+            tokens = seen.tokens(key)
+            for word in tokens & by_word.keys():
+                matched.extend(c for c in by_word[word] if id(c) in scope.ids and c.tokens is not None
+                               and c.tokens <= tokens)
+        for c in scope.others:
+            if c.matches(item, now, seen):
+                matched.append(c)
+        for key, regexes in scope.regexes.items():
+            if seen.possible(key):
+                matched.extend(c for c in regexes if c.matches(item, now, seen))
+        hits = {id(c) for c in matched}
+        for c in sorted([*matched, *scope.keep_only], key=lambda c: scope.order[id(c)]):
             action = c.rule.action
+            hit = id(c) in hits
             if action == "keep_only":
-                if decision.hidden_by is None and not c.matches(item, now, folded):
+                if decision.hidden_by is None and not hit:
                     decision.hidden_by = c.rule.id
             elif action == "hide":
-                if decision.hidden_by is None and c.matches(item, now, folded):
+                if decision.hidden_by is None and hit:
                     decision.hidden_by = c.rule.id
-            elif c.matches(item, now, folded):
+            elif hit:
                 if action == "star":
                     decision.star = True
                 elif c.rule.tag and c.rule.tag not in decision.tags:
                     decision.tags.append(c.rule.tag)
         return decision
+
+
+class _Covering:
+    """The rules that cover one feed, in order, sorted by how `Rules.decide` tries them."""
+
+    def __init__(self, rules: list[Compiled]) -> None:
+        self.rules = rules
+        self.ids = {id(c) for c in rules}
+        self.order = {id(c): n for n, c in enumerate(rules)}
+        self.keep_only = [c for c in rules if c.rule.action == "keep_only"]
+        self.regexes: dict[str, list[Compiled]] = {}
+        self.others: list[Compiled] = []  # age, and words that are not all letters and digits
+        for c in rules:
+            if c.regex is not None:
+                self.regexes.setdefault(c.key, []).append(c)
+            elif not (c.tokens is not None and c.words):
+                self.others.append(c)
