@@ -132,9 +132,15 @@ async def apply_rule(store: Store, rule_id: int, *, dry_run: bool) -> Applied:
     chosen: list[int] = []
     after = 0
     tag = found.tag
+    # the rows without the rule's words cannot match it: SQLite leaves them out (LIKE: ASCII
+    # words only, the case SQLite folds), except for keep_only, which hides exactly those
+    containing = None
+    if (found.action != "keep_only" and compiled.words and found.field != "age"
+            and all(w.isascii() for w in compiled.words)):
+        containing = (found.field, compiled.words)
     while True:
         batch = await store.untouched_batch(after, APPLY_BATCH, feed_id=compiled.feed, folder=compiled.folder,
-                                            with_tag=tag)
+                                            with_tag=tag, containing=containing)
         if not batch:
             break
         for row in batch:

@@ -34,6 +34,11 @@ _MATCHED = """a.id, a.feed_id, f.folder, a.title, substr(a.summary_text, 1, 1000
     a.categories, a.url, a.sort_at"""
 
 
+# The column each field of a rule reads.
+_COLUMNS = {"title": "a.title", "summary": "a.summary_text", "author": "a.author", "category": "a.categories",
+            "url": "a.url"}
+
+
 def _json(values: Sequence[Any]) -> str:
     return json.dumps(list(values))
 
@@ -109,12 +114,21 @@ class RuleStore(StoreBase):
 
     async def untouched_batch(self, after: int, limit: int, *, feed_id: int | None = None,
                               folder: str | None = None, with_tag: str | None = None,
-                              ) -> list[dict[str, Any]]:
+                              containing: tuple[str, Sequence[str]] | None = None) -> list[dict[str, Any]]:
         """A batch of the articles a rule may change (see _UNTOUCHED), in id order after
         article `after`, with what rules match on; narrowed to a feed or a folder (and
-        the folders in it). `with_tag`: only those that lack this tag (a tag rule's)."""
+        the folders in it). `with_tag`: only those that lack this tag (a tag rule's).
+        `containing`: (field, words): only those whose field has every one of these
+        (ASCII) words somewhere, in any case, a test SQLite makes without sending the
+        rows: the caller still matches what comes back."""
         params: dict[str, Any] = {"after": after, "limit": limit}
         where = [_UNTOUCHED, "a.id > :after"]
+        if containing is not None:
+            column = _COLUMNS[containing[0]]
+            for n, word in enumerate(containing[1]):
+                escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                where.append(f"{column} LIKE :like{n} ESCAPE '\\'")
+                params[f"like{n}"] = f"%{escaped}%"
         if feed_id is not None:
             where.append("a.feed_id = :feed")
             params["feed"] = feed_id

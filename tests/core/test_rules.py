@@ -385,3 +385,13 @@ async def test_export_and_import_keep_rules_and_pauses_exactly(reader, pages, tm
         [(f["url"], f["folder"], f["paused_until"]) for f in first["feeds"]]
     opml = (await reader.export_opml()).decode()
     assert 'pausedUntil="' in opml
+
+
+async def test_apply_finds_words_with_likes_wildcards_and_any_case(reader, pages):
+    items = [("p", "Save 50%_off on C++ BOOKS", "x", [], "s"), ("q", "Save 50 off on c books", "x", [], "s"),
+             ("r", "Save 50%xoff", "x", [], "s")]
+    await subscribe(reader, pages, "/odd.xml", "z", items=items)
+    rule = await reader.add_rule({"field": "title", "pattern": "50%_off c++ books"})
+    assert (await reader.apply_rule(rule.id, dry_run=True)).count == 1
+    keep = await reader.add_rule({"field": "title", "pattern": "50%_off", "action": "keep_only"})
+    assert (await reader.apply_rule(keep.id, dry_run=True)).count == 2
