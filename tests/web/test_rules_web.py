@@ -134,7 +134,7 @@ async def test_the_hidden_view_lists_each_article_with_its_rule_and_shows_it_aga
     rule = (await quiet.post("/api/rules", json={"field": "title", "pattern": "rust"})).json()
     await quiet.post(f"/api/rules/{rule['id']}/apply", json={})
     page = await quiet.get("/rules/hidden")
-    assert "Rust released" in page.text and "hide: title has “rust”, everywhere" in page.text
+    assert "Rust released" in page.text and "hidden by “hide: title has “rust”, everywhere”" in page.text
     [article] = (await quiet.get("/api/hidden")).json()["items"]
     back = await quiet.post(f"/rules/hidden/{article['id']}/show", data={"next": "/rules/hidden"})
     assert back.status_code == 303 and "Nothing is hidden" in (await quiet.get("/rules/hidden")).text
