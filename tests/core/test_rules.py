@@ -286,15 +286,17 @@ async def test_hidden_articles_are_out_of_lists_counts_search_and_sync(reader, p
 async def test_a_paused_feed_is_hidden_until_its_pause_ends(reader, pages, settings):
     paused = await subscribe(reader, pages)
     other = await subscribe(reader, pages, "/other.xml", "o")
+    tapped = next(a for a in await reader.articles(feed_id=paused) if a.title == "Weekly links")
+    await reader.queue(tapped.id)  # a person's tap: it stays where the person put it
     until = await reader.pause_feed(paused, "week")
     assert until and until > time.time() + 6 * 86400
     assert (await reader.feed(paused)).paused_until == until
     assert await reader.unread_counts() == {other: 4}
     assert (await reader.feed(paused)).unread == 0
-    assert len(await titles(reader)) == 4 and await titles(reader, feed_id=paused) == []
+    assert len(await titles(reader)) == 5 and await titles(reader, feed_id=paused) == ["Weekly links"]
     assert len(await reader.search("rust")) == 1
     store = reader._store
-    assert len(await store.stream_item_ids(Stream("all"), limit=100)) == 4
+    assert len(await store.stream_item_ids(Stream("all"), limit=100)) == 5
     await reader.refresh_ids([paused])  # still fetched while paused
     # the pause ends by itself: set to a moment ago, it is over with no other write
     with sqlite3.connect(settings.db) as db:
