@@ -70,7 +70,9 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
     """The WHERE terms of a filter over the article joins (aliases a, q, cl, c), its
     values added to `params`. Every filter combines with the others, and with SHOWN: no
     list holds an article a rule hid or one of a paused feed."""
-    where: list[str] = [SHOWN]
+    # a ready article was tapped or opened: always shown (SHOWN), so the reading list's
+    # plan stays the seek in its own index
+    where: list[str] = [] if state == "ready" else [SHOWN]
     params.setdefault("now", time.time())
     if ids is not None:
         where.append("a.id IN (SELECT value FROM json_each(:ids))")

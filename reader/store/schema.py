@@ -540,6 +540,7 @@ ALTER TABLE articles ADD COLUMN categories TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN hidden_by INTEGER;
 ALTER TABLE articles ADD COLUMN hidden_at REAL;
 CREATE INDEX articles_hidden ON articles (sort_at DESC, id DESC) WHERE hidden_by IS NOT NULL;
+CREATE INDEX feeds_paused ON feeds (paused_until) WHERE paused_until IS NOT NULL;
 CREATE TABLE rules (
     id      INTEGER PRIMARY KEY,
     field   TEXT NOT NULL CHECK (field IN ('title', 'summary', 'author', 'category', 'url', 'age')),
