@@ -131,7 +131,7 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2])))
 def _run(script: str, db: Path, *args: str) -> dict:
     env = bench_env(db)
     env["PYTHONPATH"] = str(BENCH_DIR.parent)
-    done = subprocess.run([PYTHON, "-c", script, *args], capture_output=True, text=True, timeout=TIMEOUT,
+    done = subprocess.run([PYTHON, "-c", script, *args], capture_output=True, text=True, timeout=TIMEOUT, check=False,
                           env=env, cwd=tempfile.gettempdir())
     if done.returncode != 0:
         raise RuntimeError(f"failed:\n{done.stderr[-3000:]}")

@@ -258,7 +258,7 @@ class _Seen:
     once however many rules read it; and, per field, whether any of the rules' regular
     expressions can match it at all (one search of them all, `Rules.combined`)."""
 
-    __slots__ = ("item", "combined", "_folded", "_tokens", "_possible")
+    __slots__ = ("_folded", "_possible", "_tokens", "combined", "item")
 
     def __init__(self, item: Mapping[str, Any], combined: Mapping[str, re.Pattern[str] | None] | None = None) -> None:
         self.item = item

@@ -164,9 +164,11 @@ class FeedStore(StoreBase):
                         CASE WHEN :star THEN :now END)
                 ON CONFLICT (feed_id, guid) DO UPDATE SET
                     title = excluded.title, summary = excluded.summary, url = excluded.url,
-                    author = excluded.author, summary_text = excluded.summary_text
-                WHERE (title, summary, url, coalesce(author, ''))
-                   IS NOT (excluded.title, excluded.summary, excluded.url, coalesce(excluded.author, ''))
+                    author = excluded.author, summary_text = excluded.summary_text,
+                    categories = excluded.categories
+                WHERE (title, summary, url, coalesce(author, ''), categories)
+                   IS NOT (excluded.title, excluded.summary, excluded.url, coalesce(excluded.author, ''),
+                           excluded.categories)
                 """,
                 [{"summary_text": "", "categories": "", "hidden_by": None, "star": False,
                   **{k: v for k, v in e.items() if k != "tags"}, "feed_id": feed_id, "now": now} for e in items],

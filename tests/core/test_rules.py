@@ -397,3 +397,13 @@ async def test_apply_finds_words_with_likes_wildcards_and_any_case(reader, pages
     assert (await reader.apply_rule(rule.id, dry_run=True)).count == 1
     keep = await reader.add_rule({"field": "title", "pattern": "50%_off", "action": "keep_only"})
     assert (await reader.apply_rule(keep.id, dry_run=True)).count == 2
+
+
+async def test_an_article_stored_before_it_had_categories_gets_them_on_the_next_refresh(reader, pages):
+    bare = [(slug, title, author, [], summary) for slug, title, author, _, summary in ITEMS]
+    feed_id = await subscribe(reader, pages, items=bare)
+    rule = await reader.add_rule({"field": "category", "pattern": "travel"})
+    assert (await reader.apply_rule(rule.id, dry_run=True)).count == 0
+    pages.add("/feed.xml", feed_xml(pages), headers=RSS)  # the feed now names its categories
+    await reader.refresh_ids([feed_id])
+    assert (await reader.apply_rule(rule.id, dry_run=True)).count == 1
