@@ -86,6 +86,7 @@ class Feed:
     error: str | None
     note: str | None = None  # about the last refresh, not a failure (items past the cap)
     folder: str | None = None  # nested folders joined by " / "
+    paused_until: float | None = None  # hidden and not counted unread until then (core/rules.py)
     articles: int | None = None  # counted only when asked for
     unread: int | None = None
 

@@ -47,6 +47,9 @@ from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPag
 from .waits import FIRST_GUESS, Timings, Work, estimate_waits
 from .imports import ImportJob, Progress, stop_imports
 from . import highlights, library
+from . import library
+from . import rules as rule_book
+from ..feeds.rules import Rule
 from .library import export_opml
 from .exports import bookmarks_html
 from ..params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
@@ -969,6 +972,56 @@ class Reader:
         """Refresh the feeds with these ids (unknown ids are ignored)."""
         wanted = set(feed_ids)
         return await self.refresh([f for f in await self.feeds(counts=False) if f.id in wanted])
+
+    # -- rules and paused feeds (core/rules.py) ------------------------------------------
+
+    async def rules(self) -> list[Rule]:
+        """Every rule, oldest first, each with how many articles it hides now."""
+        return await rule_book.rules(self._store)
+
+    async def rule(self, rule_id: int) -> Rule:
+        return await rule_book.rule(self._store, rule_id)
+
+    async def add_rule(self, fields: Mapping[str, Any]) -> Rule:
+        return await rule_book.add_rule(self._store, fields)
+
+    async def update_rule(self, rule_id: int, changes: Mapping[str, Any]) -> Rule:
+        return await rule_book.update_rule(self._store, rule_id, changes)
+
+    async def delete_rule(self, rule_id: int) -> int:
+        """Delete a rule; what it hid is shown again (how many)."""
+        return await rule_book.delete_rule(self._store, rule_id)
+
+    async def test_rule(self, fields: Mapping[str, Any], limit: int = rule_book.TEST_HEADLINES,
+                        ) -> list[rule_book.Tested]:
+        return await rule_book.test_rule(self._store, fields, limit)
+
+    async def apply_rule(self, rule_id: int, *, dry_run: bool) -> rule_book.Applied:
+        return await rule_book.apply_rule(self._store, rule_id, dry_run=dry_run)
+
+    async def undo_rule(self, rule_id: int, stamp: object) -> int:
+        return await rule_book.undo_apply(self._store, rule_id, stamp)
+
+    async def hidden(self, *, before: int | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """The articles rules hid, newest first, each with the rule that hid it."""
+        rows = await self._store.hidden_articles(before=before, limit=limit)
+        for row in rows:
+            row["rule"] = (Rule(id=row["hidden_by"], field=row["rule_field"], kind=row["rule_kind"],
+                                pattern=row["rule_pattern"], scope=row["rule_scope"], action=row["rule_action"])
+                           if row["rule_field"] else None)
+        return rows
+
+    async def hidden_count(self) -> int:
+        return await self._store.hidden_count()
+
+    async def show_again(self, article_id: int) -> None:
+        """Show an article a rule hid again (unread again if hiding made it read)."""
+        if not await self._store.show_again(article_id):
+            raise NotFound("no such hidden article")
+
+    async def pause_feed(self, feed_id: int, value: object) -> float | None:
+        """Pause a feed: "day", "week", a date, a time, or None to end the pause."""
+        return await rule_book.pause_feed(self._store, feed_id, value)
 
     async def export_bookmarks(self) -> bytes:
         """The library as Netscape bookmark HTML, the format every other app imports."""

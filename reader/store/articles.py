@@ -21,6 +21,8 @@ from .base import (
     GLANCE_DONE,
     GLANCED,
     NOT_DONE,
+    PAUSED,
+    SHOWN,
     StoreBase,
     rows_of,
 )
@@ -77,8 +79,12 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
              unread: bool, starred: bool, match: str | None, tag: str | None = None,
              folder: str | None = None) -> list[str]:
     """The WHERE terms of a filter over the article joins (aliases a, q, cl, c), its
-    values added to `params`. Every filter combines with the others."""
-    where: list[str] = []
+    values added to `params`. Every filter combines with the others, and with SHOWN: no
+    list holds an article a rule hid or one of a paused feed."""
+    # a ready article was tapped or opened: always shown (SHOWN), so the reading list's
+    # plan stays the seek in its own index
+    where: list[str] = [] if state == "ready" else [SHOWN]
+    params.setdefault("now", time.time())
     if ids is not None:
         where.append("a.id IN (SELECT value FROM json_each(:ids))")
         params["ids"] = json.dumps([int(i) for i in ids])
@@ -343,8 +349,10 @@ class ArticleStore(StoreBase):
             params)
 
     async def unread_counts(self) -> dict[int | None, int]:
-        """Unread articles per feed (None: saved links), as the triggers keep them."""
-        rows = await self._all("SELECT feed, articles FROM unread WHERE articles > 0")
+        """Unread articles per feed (None: saved links), as the triggers keep them (a
+        hidden article is not counted), a paused feed's left out."""
+        rows = await self._all(f"SELECT feed, articles FROM unread WHERE articles > 0 AND feed NOT IN ({PAUSED})",
+                               {"now": time.time()})
         return {(int(row["feed"]) or None): int(row["articles"]) for row in rows}
 
     async def reading_count(self) -> int:

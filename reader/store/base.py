@@ -107,6 +107,15 @@ GLANCE_DONE = ("done_at = CASE WHEN read_at IS NULL AND tapped_at IS NULL AND do
                " AND read_position IS NULL THEN :now ELSE done_at END")
 GLANCED = "(tapped_at IS NULL AND done_at = read_at)"
 _ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION} AS position"
+
+# Shown in the lists, search and counts: not hidden by a rule (store/rules.py), and not an
+# article of a feed paused until after :now (the pause ends by itself, with no write). An
+# article a person tapped or opened is shown whatever its feed or a rule says: it is the
+# reading list's (whose length the triggers count), and a person's act wins.
+# Needs the alias a and the :now parameter.
+PAUSED = "SELECT id FROM feeds WHERE paused_until > :now"
+SHOWN = f"""(a.tapped_at IS NOT NULL OR a.tap_order IS NOT NULL
+    OR (a.hidden_by IS NULL AND coalesce(a.feed_id, 0) NOT IN ({PAUSED})))"""
 _ONE_ARTICLE_COLUMNS = f"{_ARTICLE_BASE_COLUMNS}, {_POSITION_OF_ONE} AS position"
 
 _ARTICLE_LEFT_JOINS = """

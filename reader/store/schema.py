@@ -792,11 +792,66 @@ async def _v16_to_v17(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V17)
 
 
+# Version 18: taming the firehose. Rules that hide, keep only, tag or star what arrives
+# (and, on request, what is stored), the article's categories they match on, which rule
+# hid an article and when (a hidden article is read and out of every list; showing it
+# again brings back the unread state hiding took), what an apply to stored changed (for
+# its undo), and a feed paused until a time. The unread counter counts shown articles only.
+SCHEMA_V18 = """
+ALTER TABLE feeds ADD COLUMN paused_until REAL;
+ALTER TABLE articles ADD COLUMN categories TEXT NOT NULL DEFAULT '';
+ALTER TABLE articles ADD COLUMN hidden_by INTEGER;
+ALTER TABLE articles ADD COLUMN hidden_at REAL;
+CREATE INDEX articles_hidden ON articles (sort_at DESC, id DESC) WHERE hidden_by IS NOT NULL;
+CREATE INDEX feeds_paused ON feeds (paused_until) WHERE paused_until IS NOT NULL;
+CREATE TABLE rules (
+    id      INTEGER PRIMARY KEY,
+    field   TEXT NOT NULL CHECK (field IN ('title', 'summary', 'author', 'category', 'url', 'age')),
+    kind    TEXT NOT NULL CHECK (kind IN ('words', 'regex')),
+    pattern TEXT NOT NULL,
+    scope   TEXT NOT NULL DEFAULT 'all',
+    action  TEXT NOT NULL,
+    enabled INTEGER NOT NULL DEFAULT 1,
+    created REAL NOT NULL
+);
+CREATE TABLE rule_undo (
+    stamp      REAL NOT NULL,
+    rule_id    INTEGER NOT NULL,
+    article_id INTEGER NOT NULL REFERENCES articles (id) ON DELETE CASCADE,
+    PRIMARY KEY (stamp, article_id)
+) WITHOUT ROWID;
+CREATE INDEX rule_undo_by_article ON rule_undo (article_id);
+DROP TRIGGER unread_insert;
+DROP TRIGGER unread_delete;
+DROP TRIGGER unread_update;
+CREATE TRIGGER unread_insert AFTER INSERT ON articles WHEN new.read_at IS NULL AND new.hidden_by IS NULL BEGIN
+    INSERT INTO unread (feed, articles) VALUES (coalesce(new.feed_id, 0), 1)
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+CREATE TRIGGER unread_delete AFTER DELETE ON articles WHEN old.read_at IS NULL AND old.hidden_by IS NULL BEGIN
+    UPDATE unread SET articles = articles - 1 WHERE feed = coalesce(old.feed_id, 0);
+END;
+CREATE TRIGGER unread_update AFTER UPDATE OF read_at, feed_id, hidden_by ON articles
+WHEN (old.read_at IS NULL AND old.hidden_by IS NULL) != (new.read_at IS NULL AND new.hidden_by IS NULL)
+  OR old.feed_id IS NOT new.feed_id BEGIN
+    UPDATE unread SET articles = articles - 1
+        WHERE old.read_at IS NULL AND old.hidden_by IS NULL AND feed = coalesce(old.feed_id, 0);
+    INSERT INTO unread (feed, articles) SELECT coalesce(new.feed_id, 0), 1
+        WHERE new.read_at IS NULL AND new.hidden_by IS NULL
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+"""
+
+
+async def _v17_to_v18(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V18)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
     _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16,
-    _v16_to_v17]
+    _v16_to_v17, _v17_to_v18]
 
 
 # Tables every reader database has had since version 1.

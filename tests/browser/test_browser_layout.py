@@ -100,6 +100,9 @@ def site(tmp_path_factory):
         # tags for the tags page, and on the reader view's article (at the foot of the list and of the page)
         for title, tags in (("Code that scrolls", ["code", "layout"]), (TITLES[-1], ["layout"])):
             assert api.post(f"/api/articles/{ids[title]}/tags", json={"tags": tags}).status_code == 200
+        # a rule for the rules page to list, which hides none of the headlines
+        assert api.post("/api/rules", json={"field": "title", "match": "regex", "pattern": "^never (seen|shown)$",
+                                            "scope": "folder:Nowhere"}).status_code == 201
         server.ids = ids
         yield server
         api.close()
@@ -172,6 +175,8 @@ def every_page(site) -> dict[str, str]:
         # the reading list with its bulk done, and the notice after one with its undo
         "ready": "/?state=ready&unread=1",
         "ready-done": "/?state=ready&unread=1&done=2&undo=1700000000.5",
+        "rules": "/rules",
+        "hidden": "/rules/hidden",
     }
 
 

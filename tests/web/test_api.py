@@ -11,7 +11,8 @@ import pytest
 
 from ..helpers import app_client, rss, wait_for
 
-FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "note", "articles", "unread", "folder"}
+FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "note", "articles", "unread", "folder",
+             "paused_until"}
 ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error",
                 "read", "starred", "added_at", "tags"}
 QUEUE_KEYS = {"id", "position", "lane", "title", "url", "wait_seconds"}
