@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
+
+from .clean.parts import Parts, read_parts
 
 # A reading position this far through the text is the end: the page reports 1 once the
 # last lines are on screen, and what remains past 98% is the article's foot.
@@ -46,6 +48,7 @@ class Article:
     capacity: int | None = None  # articles the live workers clean at once, while queued
     snippet: str | None = None  # search results only: matches marked \x02 ... \x03
     tags: tuple[str, ...] = ()  # sorted by name, any case
+    words: int | None = None  # of the cleaned text, once there is one (a list's reading time)
     also_in: tuple[str, ...] = ()  # the other feeds that carry the story, by name (schema v18)
 
     @property
@@ -57,14 +60,21 @@ class Article:
     @classmethod
     def from_row(cls, row: Mapping[str, Any], **given: Any) -> Article:
         """The record of a store row; `given` are the fields the row does not hold (its
-        tags, its wait), so the record is made once, whole."""
-        values: dict[str, Any] = {f.name: row.get(f.name) for f in _ARTICLE_FIELDS if f.name not in given}
-        if "also_in" in values:  # the store's JSON array of names
-            values["also_in"] = tuple(sorted(json.loads(values["also_in"] or "[]"), key=str.lower))
-        return cls(**values, **given)
+        tags, its wait), so the record is made once, whole. Its fields are written into it
+        directly: a frozen dataclass's __init__ sets each of its 29 through
+        object.__setattr__, which was a fifth of a list page's reads (50 records)."""
+        article = object.__new__(cls)
+        values = article.__dict__
+        for name in _ARTICLE_NAMES:
+            values[name] = row.get(name)
+        values.update(given)
+        if "also_in" not in given:  # the store's JSON array of names
+            values["also_in"] = tuple(sorted(json.loads(values.get("also_in") or "[]"), key=str.lower))
+        return article
 
 
 _ARTICLE_FIELDS = dataclasses.fields(Article)
+_ARTICLE_NAMES = tuple(f.name for f in _ARTICLE_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,7 @@ class Feed:
     error: str | None
     note: str | None = None  # about the last refresh, not a failure (items past the cap)
     folder: str | None = None  # nested folders joined by " / "
+    paused_until: float | None = None  # hidden and not counted unread until then (core/rules.py)
     articles: int | None = None  # counted only when asked for
     unread: int | None = None
 
@@ -90,6 +101,39 @@ class Feed:
 
 
 _FEED_FIELDS = dataclasses.fields(Feed)
+
+
+class FeedChoice(NamedTuple):
+    """A feed as a list's feed filter offers it: its name and how many unread it holds. A
+    tuple: a page makes 200 of them (a frozen dataclass cost 2 µs each) and hashes them."""
+
+    id: int
+    name: str
+    folder: str | None
+    unread: int
+
+
+@dataclass(frozen=True)
+class ListFacts:
+    """What a list's page shows around its articles, read together: the feeds (by name)
+    with their unread counts, the saved links' unread count, the newest article's id (a
+    bulk action's bound) and the reading list's length (the nav's count)."""
+
+    feeds: tuple[FeedChoice, ...]
+    saved_unread: int
+    newest: int
+    reading: int
+    total: int = 0  # unread articles, each once (a story several feeds carry counts in each of theirs)
+
+    def unread(self, *, feed_id: int | None = None, folder: str | None = None) -> int:
+        """Unread articles of one feed, of a folder's feeds (both: that feed if it is in
+        that folder), or (neither) of the whole library, saved links included. A folder's
+        sum counts a story two of its feeds carry twice: its exact count is the list's own
+        (core's unread_in counts it)."""
+        if feed_id is None and folder is None:
+            return self.total
+        return sum(f.unread for f in self.feeds
+                   if (feed_id is None or f.id == feed_id) and (folder is None or f.folder == folder))
 
 
 @dataclass(frozen=True)
@@ -179,6 +223,11 @@ class Content:
         values: dict[str, Any] = {f.name: row.get(f.name) for f in _CONTENT_FIELDS}
         return cls(**values)
 
+    def parts(self) -> Parts:
+        """The lead, figures and body of the text, read from its HTML (no column holds them:
+        the cleaner marks them in the HTML it stores)."""
+        return read_parts(self.html)
+
 
 _CONTENT_FIELDS = dataclasses.fields(Content)
 
@@ -207,6 +256,8 @@ class ArticlePage:
     # the library's version when this was read (schema v12): every later change that a
     # page can show makes it larger
     version: int = 0
+    # its highlights (schema v16) in the order of the text, detached ones last
+    highlights: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

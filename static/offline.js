@@ -65,7 +65,8 @@
   // -- the outbox ---------------------------------------------------------------------------
 
   function keep(action) {
-    action.key = newKey();
+    // an action already tried once online keeps its id: the server may have applied it
+    action.key = action.key || newKey();
     return store("outbox", "readwrite", function (s) {
       if (action.position || action.opened) {
         // only the latest place in an article is worth sending, and an open once
@@ -258,7 +259,8 @@
       : null;
     store("positions", "readonly", function (s) { return s.get(id); }).then(function (local) {
       var best = local && (!server || local.at > server.at) ? local : server;
-      if (!best || moved) return;
+      // a link to a highlight (#hl-ID) opens at that passage, not at the place kept
+      if (!best || moved || /^#hl-\d+$/.test(location.hash)) return;
       saved = best.position;
       scrollTo(best.position);
       // images arriving later move the text: place it again unless the person has moved on
@@ -294,6 +296,9 @@
     opening.catch(function () {});
     indexedDB.deleteDatabase("reader");
   });
+
+  // static/highlights.js keeps the highlights made offline in the same outbox
+  window.readerOutbox = { keep: keep, offline: function () { return offline(); } };
 
   function start() {
     showBanner();

@@ -44,6 +44,7 @@ const SHELL = [
   "/static/style.css",
   "/static/app.js",
   "/static/offline.js",
+  "/static/highlights.js",
   "/static/vendor/htmx-4.0.1/htmx.min.js",
   "/static/icons/icon-192.png",
   "/static/icons/icon-512.png",

@@ -24,7 +24,7 @@ def zipped_dir(name: str) -> bytes:
 
 
 async def library(db: Path) -> dict[str, dict]:
-    """Every article by URL, with its tags, notes and content."""
+    """Every article by URL, with its tags, notes, highlights and content."""
     async with await Store.open(db) as store:
         rows = await store.list_articles(limit=100_000)
         tags = await store.tags_of([r["id"] for r in rows])
@@ -32,5 +32,6 @@ async def library(db: Path) -> dict[str, dict]:
         found = {}
         for r in rows:
             found[r["url"]] = {**r, "tags": set(tags.get(r["id"], [])), "notes": notes.get(r["id"], []),
-                               "content": await store.get_content(r["id"])}
+                               "content": await store.get_content(r["id"]),
+                               "highlights": await store.highlights_of(r["id"])}
         return found

@@ -19,6 +19,10 @@ from lxml import etree
 # as agreed.
 AGREE = 0.5
 
+# A paragraph of this many words or more is never said twice where the page says it once
+# (shorter ones, "Read more", a price, a table's "Yes", recur in any text).
+REPEAT_MIN_WORDS = 4
+
 # The units votes are taken on: the outermost of these elements. A table, a figure or a
 # quote is voted on whole, so it is never torn apart.
 UNITS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "pre", "blockquote", "table", "figure",
@@ -41,26 +45,37 @@ def linked_length(element: etree._Element) -> int:
 
 def text_of(element: etree._Element) -> str:
     """Text of an element with a space at every block edge, so blocks never run together."""
+    return " ".join(_text(element, " ").split())
+
+
+def pieces(element: etree._Element) -> list[str]:
+    """The element's text cut at every block edge: its paragraphs, a table's cells, a list's
+    items, each with its spaces folded."""
+    # NUL marks the edges: XML text never holds one, while a line break is only a space
+    return [folded for piece in _text(element, "\0").split("\0") if (folded := " ".join(piece.split()))]
+
+
+def _text(element: etree._Element, edge: str) -> str:
     parts: list[str] = []
 
     def walk(el: etree._Element) -> None:
         block = isinstance(el.tag, str) and el.tag in BLOCKS
         if isinstance(el.tag, str):
             if block:
-                parts.append(" ")
+                parts.append(edge)
             if el.text:
                 parts.append(el.text)
             for child in el:
                 walk(child)
             if block:
-                parts.append(" ")
+                parts.append(edge)
         if el.tail:
             parts.append(el.tail)
 
     parts.append(element.text or "")
     for child in element:
         walk(child)
-    return " ".join("".join(parts).split())
+    return "".join(parts)
 
 
 def words_of(text: str) -> list[str]:

@@ -16,6 +16,7 @@ already holds, or whose pictures it already shows, is left alone.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterator
 
 from lxml import etree
@@ -94,6 +95,66 @@ def restore_figures(tree: etree._Element, article: etree._Element) -> None:
         anchor.tail = None
         anchor.addnext(made)
         shown.update(_source(img) for img in pictures)
+
+
+# A class that names a caption or a picture's credit (wp-caption-text, image-caption,
+# tr-caption, media-caption, photo-credit).
+_CAPTION_MARK = re.compile(r"caption|credit", re.I)
+# How far above a caption to look for the element that holds it and its picture.
+CAPTION_REACH = 4
+
+
+def as_figures(article: etree._Element) -> None:
+    """Write the article's captioned pictures as <figure> with a <figcaption>, the way the
+    reader view and `parts.py` tell a caption from the text. Pages set them in whatever
+    their templates make (a WordPress `div.wp-caption` with a `p.wp-caption-text`, a
+    Blogger table whose second row is the caption): an element the page's classes name a
+    caption or a credit, in an element holding a picture and no words but the caption's."""
+    for mark in list(article.iter()):
+        if not _caption_mark(mark):
+            continue
+        if mark.getparent() is None or any(a.tag in ("figure", "figcaption") for a in mark.iterancestors()):
+            continue  # in a figure already, or taken out with the one made before
+        if not text_of(mark):
+            continue
+        holder = mark.getparent()
+        for _ in range(CAPTION_REACH):
+            if holder is None or holder is article:
+                break
+            if holder.find(".//img") is not None:
+                break
+            holder = holder.getparent()
+        if holder is None or holder is article or holder.find(".//img") is None:
+            continue
+        # the caption and the credit beside it, each once (a credit inside the caption is its own)
+        caption = " ".join(text for text in (text_of(el) for el in _outermost_marks(holder)) if text)
+        if words_of(text_of(holder)) != words_of(caption):
+            continue  # text of its own beside the picture: a block of the article, not a figure
+        pictures = [img for img in holder.iter("img") if _source(img)]
+        if not pictures:
+            continue
+        made = _figure(pictures, caption)
+        made.tail = holder.tail
+        parent = holder.getparent()
+        if parent is not None:
+            parent.replace(holder, made)
+
+
+def _outermost_marks(holder: etree._Element) -> Iterator[etree._Element]:
+    """The elements under holder named captions, not those inside one of them."""
+    stack = list(reversed(holder))
+    while stack:
+        el = stack.pop()
+        if _caption_mark(el):
+            yield el
+        elif isinstance(el.tag, str):
+            stack.extend(reversed(el))
+
+
+def _caption_mark(el: etree._Element) -> bool:
+    """Whether the page's classes name el a caption (or a credit) with no picture in it."""
+    return isinstance(el.tag, str) and el.tag not in ("figure", "figcaption") \
+        and bool(_CAPTION_MARK.search(el.get("class") or "")) and el.find(".//img") is None
 
 
 def _figures(tree: etree._Element) -> Iterator[tuple[etree._Element, etree._Element | None]]:

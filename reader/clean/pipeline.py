@@ -44,6 +44,21 @@ text is short, and trafilatura leaves captions out), and `standfirst.restore_lea
 back the lead paragraph that sits beside the title, outside the container both chose for
 the body.
 
+Last, the chooser (`choose.py`) decides per page between three whole candidates: the vote's
+article, trafilatura's alone and readability's alone. Rules tuned block by block fitted the
+pages they were tuned on and carried over poorly; yet on most pages where the vote loses,
+one extractor alone had it right as a whole (the vote kept a second article readability's
+container held, or put back another story's block). The chooser reads only the three
+texts the pipeline already has (no further extraction): each one's length, lines, share of
+short lines, link density, repeated lines and punctuation, and how much of each one's
+4-word shingles the others hold. Two small logistic regressions, fitted on both
+development sets by benchmarks/choose_fit.py with k-fold cross-validation and checked for
+transfer (fitted on one set, scored on the other), each say how likely its extractor
+alone beats the vote; the vote stays unless one is confident. Its coefficients are
+constants in `choose.py`, and `choose.ENABLED` turns it on: it is off, because on the
+development sets no model gained without losing when fitted on one set and scored on the
+other (`choose.py` has the numbers), so a page's article is the vote's.
+
 Before either reads the page, what the page hides (hidden, display: none, visibility:
 hidden) is taken out of the one shared parse, unless it is most of the page.
 
@@ -58,8 +73,10 @@ images or re-cleaning a stored raw page can wrap this function later.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import TypedDict
 
@@ -67,13 +84,16 @@ from lxml import etree
 
 from ..errors import ExtractionFailed
 from . import upstream
-from .blocks import WORD, drop, is_heading, text_of, voting_units
+from .blocks import WORD, drop, is_heading, linked_length, pieces, text_of, voting_units
 from .boilerplate import drop_controls
-from .figures import restore_figures
+from .choose import CANDIDATES, Text, choose, choose_enabled, features
+from .figures import as_figures, restore_figures
 from .furniture import drop_furniture
+from .parts import Figure, read_parts
+from .repeats import drop_repeats, paragraph_counts
 from .sanitize import clean_html, plain_text
-from .standfirst import restore_lead
-from .vote import merge
+from .standfirst import LEAD_CLASS, LEAD_MARK, restore_lead
+from .vote import merge, parse_trafilatura
 
 
 class ExtractError(ExtractionFailed):
@@ -92,13 +112,47 @@ class CleanedPage(TypedDict):
     author: str | None
     published: str | None  # as the page's metadata says it (ISO 8601 when htmldate found it)
     site: str | None
-    html: str  # sanitized, headings from h2, the title heading removed
-    text: str  # its plain text, a blank line between blocks
-    words: int
+    html: str  # sanitized, headings from h2, the title heading removed; the lead as <p class="lead">
+    text: str  # the body's plain text, a blank line between blocks: no lead, no captions
+    words: int  # the body's (reading time, search)
+    lead: str | None  # the dek under the title, as the HTML has it
+    figures: list[Figure]  # each picture and its caption, in order
 
 
 def clean_page(body: bytes, url: str, charset: str | None) -> CleanedPage:
     """Clean one page. Pure CPU; raises ExtractError when there is no article."""
+    meta, candidates = _candidates(body, url, charset, alone=choose_enabled())
+    name = "vote"
+    if len(candidates) > 1:
+        name = choose(features(*(Text.of(candidates.get(c)) for c in CANDIDATES)))
+    return _page(meta, candidates[name], url)
+
+
+def clean_candidates(body: bytes, url: str,
+                     charset: str | None) -> tuple[dict[str, CleanedPage], dict[str, tuple[list[str], int]]]:
+    """Each whole candidate cleaned (the vote's, and trafilatura's and readability's alone when
+    both found an article) and what the chooser reads of each (its lines and the characters
+    inside its links, `choose.Text`): what benchmarks/choose_fit.py fits the chooser on.
+    Raises ExtractError as clean_page does."""
+    meta, candidates = _candidates(body, url, charset, alone=True)
+    read = {}
+    for name, root in candidates.items():
+        text = Text.of(root)
+        read[name] = (text.lines, linked_length(root))
+    cleaned = {}
+    for name, root in candidates.items():
+        try:
+            cleaned[name] = _page(meta, root, url)
+        except ExtractError:
+            if name == "vote":
+                raise
+    return cleaned, read
+
+
+def _candidates(body: bytes, url: str, charset: str | None,
+                alone: bool) -> tuple[upstream.PageMeta, dict[str, etree._Element]]:
+    """The page's metadata and its article's candidates: the vote's, and with alone, when both
+    extractors found an article, each extractor's article alone."""
     markup = upstream.decode(body, charset)
     if not markup.strip():
         raise ExtractError("no readable text found on the page")
@@ -106,17 +160,37 @@ def clean_page(body: bytes, url: str, charset: str | None) -> CleanedPage:
     if tree is None:
         raise ExtractError("no readable text found on the page")
     _drop_hidden(tree)
+    _drop_screen_copies(tree)
     traf_html, meta = upstream.trafilatura_article(tree, url)
     readable = _tidy_readable(upstream.readability_article(tree))
-    if traf_html is None and readable is None:
+    traf_root = parse_trafilatura(traf_html) if traf_html else None
+    if traf_root is None and readable is None:
         raise ExtractError("no readable text found on the page")
-    article = merge(readable, traf_html)
+    candidates: dict[str, etree._Element] = {}
+    if alone and traf_root is not None and readable is not None:
+        # the vote edits both trees; the candidates alone are their copies as found
+        candidates["trafilatura"] = copy.deepcopy(traf_root)
+        candidates["readability"] = copy.deepcopy(readable)
+    # how often trafilatura's one copy of the article says each paragraph, before the vote
+    # borrows its blocks
+    source = paragraph_counts(traf_root) if traf_root is not None else Counter[str]()
+    article = merge(readable, traf_root)
     drop_furniture(article)
+    as_figures(article)
     restore_figures(tree, article)
     restore_lead(tree, article)
+    drop_repeats(article, source)
+    candidates["vote"] = article
+    return meta, candidates
+
+
+def _page(meta: upstream.PageMeta, article: etree._Element, url: str) -> CleanedPage:
+    """The record of one candidate article."""
     title = plain_text(meta.get("title") or "") or None
     html = _finish(article, title, url)
-    text = plain_text(html)
+    parts = read_parts(html)
+    # a page whose only words are its dek or its captions (a photo and what it shows) is read for them
+    text = parts["body"] if WORD.search(parts["body"]) else plain_text(html)
     words = len(text.split())
     if words == 0:
         raise ExtractError("no readable text found on the page")
@@ -128,6 +202,8 @@ def clean_page(body: bytes, url: str, charset: str | None) -> CleanedPage:
         html=html,
         text=text,
         words=words,
+        lead=parts["lead"],
+        figures=parts["figures"],
     )
 
 
@@ -158,6 +234,66 @@ def _drop_hidden(tree: etree._Element) -> None:
         elem.drop_tree()
 
 
+# What a class or id says to show on small screens only: Bootstrap's visible-xs, hidden-md
+# and d-md-none, Tailwind's md:hidden, Foundation's show-for-small-only, and a "mobile" copy
+# (usp-mobile, tb--mobile, mobile-only; not nomobile, no-mobile or hide-mobile).
+_SMALL_SCREEN = re.compile(
+    r"visible-(?:xs|sm)(?:-\w+)?|hidden-(?:md|lg|xl)|d-(?:md|lg|xl)-none|(?:md|lg|xl):hidden"
+    r"|show-for-small(?:-only)?|hide-for-(?:medium|large)(?:-up)?|(?:^|.*[-_])mobile(?:[-_].*|$)", re.I)
+# ... and the elements that might say so, found in C by the parts of those marks (an id
+# says "mobile" at most); `_for_small_screens` reads their marks.
+_MAYBE_SMALL = ("//*[contains(@class, 'visible-') or contains(@class, 'hidden') or contains(@class, '-none')"
+                " or contains(@class, '-for-') or contains(@class, 'mobile') or contains(@id, 'mobile')]")
+_NOT_SMALL = re.compile(r"(?:^|[-_])(?:no|not|non|hide|hidden)[-_]mobile", re.I)
+# A copy with less text than this (in letters, spaces left out) is not worth looking for
+# twice, nor is a piece of it shorter than COPY_PIECE_CHARS ("Yes", a price, an icon's label).
+SCREEN_COPY_MIN_CHARS = 20
+COPY_PIECE_CHARS = 12
+# ... and a copy is one when the page holds most of its text elsewhere (a phone's copy of a
+# table words its labels its own way).
+COPY_SHARE = 2 / 3
+
+
+def _drop_screen_copies(tree: etree._Element) -> None:
+    """Remove the copies a page carries for small screens of what it also shows on large ones
+    (a product table, a header, a whole section set twice, one copy per screen size): a
+    browser shows one of them, the extractors read both, and the article would say it all
+    twice. Only a copy most of whose pieces of text (paragraphs, table cells) the page also
+    holds elsewhere goes, however it lays them out (a wide table is often a list of small
+    ones on a phone): a part marked for small screens with text of its own is the page's
+    only copy of that text."""
+    maybe = tree.xpath(_MAYBE_SMALL)
+    marked = [el for el in maybe if el.tag not in ("html", "body") and _for_small_screens(el)]
+    if not marked:
+        return
+    page = _squeezed(tree.text_content())
+    gone: set[etree._Element] = set()
+    taken: dict[str, int] = {}
+    for el in marked:
+        if any(a in gone for a in el.iterancestors()):
+            continue
+        if len(_squeezed(el.text_content())) < SCREEN_COPY_MIN_CHARS:
+            continue
+        parts = [part for part in map(_squeezed, pieces(el)) if len(part) >= COPY_PIECE_CHARS]
+        copied = sum(len(part) for part in parts if page.count(part) - taken.get(part, 0) >= 2)
+        if not parts or copied < COPY_SHARE * sum(map(len, parts)):
+            continue
+        for part in parts:
+            taken[part] = taken.get(part, 0) + 1
+        gone.add(el)
+        el.drop_tree()
+
+
+def _for_small_screens(el: etree._Element) -> bool:
+    marks = f"{el.get('class') or ''} {el.get('id') or ''}".split()
+    return any(_SMALL_SCREEN.fullmatch(mark) and not _NOT_SMALL.search(mark) for mark in marks)
+
+
+def _squeezed(text: str) -> str:
+    """Text without its spaces, folded in case: two copies of a block are laid out apart."""
+    return "".join(text.split()).casefold()
+
+
 def _tidy_readable(root: etree._Element | None) -> etree._Element | None:
     """readability's article made ready for the vote; None when it holds no text."""
     if root is None:
@@ -172,7 +308,7 @@ def _tidy_readable(root: etree._Element | None) -> etree._Element | None:
 
 def _finish(article: etree._Element, title: str | None, url: str) -> str:
     """The article's HTML for the reader view: its own title heading removed (the view
-    prints the title), headings shifted to start at h2, sanitized."""
+    prints the title), headings shifted to start at h2, the lead marked, sanitized."""
     _flatten_math(article)
     headings = [el for el in article.iter() if is_heading(el)]
     units = list(voting_units(article))
@@ -183,6 +319,13 @@ def _finish(article: etree._Element, title: str | None, url: str) -> str:
         shift = 2 - min(int(h.tag[1]) for h in headings)
         for h in headings:
             h.tag = f"h{min(6, max(2, int(h.tag[1]) + shift))}"
+    for el in article.iter():
+        if not isinstance(el.tag, str):
+            continue
+        # the page's classes go (the sanitizer would drop them); the lead's mark becomes its class
+        el.attrib.pop("class", None)
+        if el.attrib.pop(LEAD_MARK, None) is not None:
+            el.set("class", LEAD_CLASS)
     html = etree.tostring(article, encoding="unicode", method="html")
     return clean_html(html, base_url=url)
 
@@ -218,5 +361,5 @@ def as_json_line(path: str, result: CleanedPage | None, error: str | None = None
     if error is not None:
         return json.dumps({"file": path, "error": error})
     assert result is not None
-    keys = ("title", "author", "published", "site", "text", "html", "words")
+    keys = ("title", "author", "published", "site", "lead", "text", "figures", "html", "words")
     return json.dumps({"file": path, **{k: result.get(k) for k in keys}})

@@ -26,7 +26,11 @@ _ATTRIBUTES = {
     "time": {"datetime"},
     "abbr": {"title"},
     "ol": {"start"},
+    "p": {"class"},
 }
+# The one class kept: the cleaner's mark on an article's lead (standfirst.LEAD_CLASS), which
+# says what the paragraph is (parts.py reads it back); any other class is the page's own.
+_LEAD = ("p", "class", "lead")
 _SCHEMES = {"http", "https", "mailto"}
 _URL_ATTRIBUTES = {("a", "href"), ("img", "src")}
 # nh3 writes the attributes it sets on <img> from a Rust hash map, so their order, and where
@@ -57,6 +61,8 @@ def clean_html(fragment: str, base_url: str | None = None) -> str:
     """Sanitize outside HTML; relative links resolve against base_url."""
 
     def absolute(tag: str, attribute: str, value: str) -> str | None:
+        if attribute == "class":
+            return value if (tag, attribute, value) == _LEAD else None
         if (tag, attribute) not in _URL_ATTRIBUTES:
             return value
         try:

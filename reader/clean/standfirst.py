@@ -29,7 +29,15 @@ LEAD_WINDOW = 40
 # The article's first blocks the page is compared with.
 OPENING_BLOCKS = 12
 
-_SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’»)\]]*)\s*$")
+# The class that marks the lead in the cleaned HTML (the one class the sanitizer keeps):
+# `parts.py` reads it back out of a stored article. While the cleaner works, the page's own
+# classes are still on its elements (a page may call any paragraph "lead"), so the steps
+# mark the lead with LEAD_MARK, which the pipeline turns into the class at the end.
+LEAD_CLASS = "lead"
+LEAD_MARK = "data-reader-lead"
+
+# How a sentence ends: a stop, a question or exclamation mark, then any closing quotes.
+SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’»)\]]*)\s*$")
 _CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
 _SKIP = {"a", "nav", "aside", "footer", "figure", "figcaption", "form", "button", "ul", "ol", "li", "dl",
          "table", "time", "address", "label", "select", "noscript", "script", "style", "template", "h1"}
@@ -69,7 +77,7 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
             continue
         if title.holds(block):
             continue  # the title again (a share box, a breadcrumb): not a lead
-        if len(block.words) < LEAD_MIN_WORDS or not _SENTENCE_END.search(text) or _CLOCK.search(text):
+        if len(block.words) < LEAD_MIN_WORDS or not SENTENCE_END.search(text) or _CLOCK.search(text):
             continue  # a lead is written in sentences; a byline or dateline is not, and tells the time
         if el.find(".//script") is not None or el.find(".//style") is not None:
             continue
@@ -85,9 +93,17 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
     first = units[0]
     if len(units) > 1 and is_heading(first) and (first.tag == "h1" or title.holds(Block(text_of(first)))):
         first = units[1]
+    # a lead the article holds further down (an author's note set at the top and at the end)
+    # is not a lead, and a page that carries its lead twice (one per screen size) gives one
+    whole = Opinion(words_of(text_of(article)))
+    texts: list[str] = []
     for el in found:
-        lead = etree.Element("p")
-        lead.text = text_of(el)
+        text = text_of(el)
+        if whole.holds(Block(text)) or any(words_of(text) == words_of(other) for other in texts):
+            continue
+        texts.append(text)
+        lead = etree.Element("p", {LEAD_MARK: ""})
+        lead.text = text
         first.addprevious(lead)
 
 

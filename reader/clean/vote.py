@@ -14,7 +14,8 @@ import copy
 import lxml.html
 from lxml import etree
 
-from .blocks import Block, Opinion, drop, is_heading, linked_length, text_of, triples_in_order, voting_units, words_of
+from .blocks import (REPEAT_MIN_WORDS, Block, Opinion, drop, is_heading, linked_length, pieces, text_of,
+                     triples_in_order, voting_units, words_of)
 from .boilerplate import card, heads_section, inset, without_teasers, word_count
 
 # A trailing block only readability saw is kept only above this many words.
@@ -36,11 +37,11 @@ SANDWICH_PROSE_WORDS = 10
 PUT_BACK_MIN_WORDS = 5
 
 
-def merge(readable: etree._Element | None, traf_html: str | None) -> etree._Element:
+def merge(readable: etree._Element | None, traf_root: etree._Element | None) -> etree._Element:
     """readability's article with the vote taken on its blocks, and trafilatura's blocks
-    put back; trafilatura's article alone when readability found none, or when the two
-    agree on no block with words (readability picked the wrong container)."""
-    traf_root = _parse_trafilatura(traf_html) if traf_html else None
+    (`parse_trafilatura`'s tree) put back; trafilatura's article alone when readability
+    found none, or when the two agree on no block with words (readability picked the wrong
+    container)."""
     if readable is None:
         assert traf_root is not None
         return traf_root
@@ -66,7 +67,7 @@ def merge(readable: etree._Element | None, traf_html: str | None) -> etree._Elem
         else:
             drop(unit)
     kept += _trailing(read_units[last + 1:], blocks[last + 1:])
-    _put_back(kept, list(voting_units(traf_root)))
+    _put_back(readable, kept, list(voting_units(traf_root)))
     return readable
 
 
@@ -113,12 +114,18 @@ def _reads_as_text(unit: etree._Element, text: str) -> bool:
     return words >= (SHORT_WORDS if is_heading(unit) else SHORT_TEXT_WORDS)
 
 
-def _put_back(kept: list[tuple[etree._Element, Block]], traf_units: list[etree._Element]) -> None:
+def _put_back(readable: etree._Element, kept: list[tuple[etree._Element, Block]],
+              traf_units: list[etree._Element]) -> None:
     """Insert the blocks only trafilatura found, each after the readability block that
-    holds the trafilatura block before it."""
+    holds the trafilatura block before it. "Only trafilatura found" is asked of all the
+    text readability's article still holds, not just of the blocks voted on: loose text in
+    a <div> beside them is not a voting unit but is shown all the same. Nor is a block put
+    back that repeats a paragraph the article holds (trafilatura's table of a page whose
+    cells readability kept as paragraphs, a list item with its sub-list): it would say
+    that paragraph twice."""
     if not kept:
         return
-    read_opinion = Opinion([word for _, block in kept for word in block.words])
+    read_opinion = Opinion(words_of(text_of(readable)))
     traf_units = without_teasers(traf_units, lambda unit: read_opinion.holds(Block(text_of(unit))))
     first_triple: dict[tuple[str, ...], etree._Element] = {}
     for unit, block in kept:
@@ -140,6 +147,8 @@ def _put_back(kept: list[tuple[etree._Element, Block]], traf_units: list[etree._
             continue  # a label, a date, a lone link: furniture far more often than text
         if card(unit):
             continue  # a gallery's slide, a teaser of another story
+        if _repeats(unit, read_opinion):
+            continue
         extra = copy.deepcopy(unit)
         extra.tail = None
         if extra.tag == "li":  # an item out of its list would lose its bullet or number
@@ -158,7 +167,19 @@ def _put_back(kept: list[tuple[etree._Element, Block]], traf_units: list[etree._
         anchor = extra
 
 
-def _parse_trafilatura(traf_html: str) -> etree._Element | None:
+def _repeats(unit: etree._Element, held: Opinion) -> bool:
+    """Whether a block holds a paragraph (a piece between block edges, of a few words at
+    least) that the article already holds whole."""
+    for piece in pieces(unit):
+        words = words_of(piece)
+        if len(words) >= REPEAT_MIN_WORDS and f" {' '.join(words)} " in held.flat:
+            return True
+    return False
+
+
+def parse_trafilatura(traf_html: str) -> etree._Element | None:
+    """trafilatura's HTML as a tree, its code written back the way pages write it; None
+    when it holds no text."""
     try:
         root = lxml.html.fromstring(traf_html)
     except (etree.ParserError, ValueError):

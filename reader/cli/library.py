@@ -33,8 +33,14 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
                             help="feeds as OPML, saved, starred and cleaned articles as JSON")
     export.add_argument("--out", type=Path, default=Path("reader-export"),
                         help="a directory (feeds.opml + articles.json) or a FILE.json (default ./reader-export)")
-    export.add_argument("--bookmarks", type=Path, metavar="FILE.html",
-                        help="instead, the library as a Netscape bookmark file (what other apps import)")
+    which = export.add_mutually_exclusive_group()
+    which.add_argument("--bookmarks", type=Path, metavar="FILE.html",
+                       help="instead, the library as a Netscape bookmark file (what other apps import)")
+    which.add_argument("--highlights", type=Path, metavar="DIR",
+                       help="instead, every highlight as Markdown, a file per article (Obsidian and other notes"
+                            " apps), into DIR, or into a ZIP if DIR ends in .zip")
+    which.add_argument("--readwise", type=Path, metavar="FILE.csv",
+                       help="instead, every highlight as Readwise's CSV")
     backup = sub.add_parser("backup", parents=[common], help="a consistent copy of the database, safe while it runs")
     backup.add_argument("path", type=Path, help="file to write (or a directory to put a dated copy in)")
     edition = sub.add_parser("edition", parents=[common],
@@ -120,8 +126,12 @@ def import_(settings: Settings, args: argparse.Namespace) -> int:
 
 def export(settings: Settings, args: argparse.Namespace) -> int:
     try:
-        written = asyncio.run(library.export(settings, args.bookmarks if args.bookmarks is not None else args.out,
-                                             bookmarks=args.bookmarks is not None))
+        if args.highlights is not None or args.readwise is not None:
+            written = asyncio.run(library.export_highlights(settings, args.readwise or args.highlights,
+                                                            readwise=args.readwise is not None))
+        else:
+            written = asyncio.run(library.export(settings, args.bookmarks if args.bookmarks is not None else args.out,
+                                                 bookmarks=args.bookmarks is not None))
     except StorageError as exc:
         if exc.kind != "damaged":
             raise

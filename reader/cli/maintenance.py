@@ -26,6 +26,9 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     which.add_argument("ids", nargs="*", type=whole(1, MAX_ID), default=[], metavar="ID", help="these articles")
     which.add_argument("--all", action="store_true", help="every article with a stored raw page")
     which.add_argument("--failed", action="store_true", help="every failed article with a stored raw page")
+    reclean.add_argument("--refetch", action="store_true",
+                         help="fetch each page anew (the site changed it) instead of using the stored one;"
+                              " highlights are placed again in the new text")
     clean = sub.add_parser("clean", help="clean saved HTML files exactly as the workers do (no database)")
     clean.add_argument("files", nargs="+", metavar="FILE")
     clean.add_argument("--url", help="the page's address, for its links (default: the file's own)")
@@ -96,7 +99,7 @@ def reclean(settings: Settings, args: argparse.Namespace) -> int:
 
             async def one(article_id: int) -> tuple[str, str | None]:
                 async with at_once:
-                    return await reader.reclean(article_id)
+                    return await reader.reclean(article_id, refetch=args.refetch)
 
             runs = [asyncio.ensure_future(one(article_id)) for article_id in ids]
             for article_id, task in zip(ids, runs):

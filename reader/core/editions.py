@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import html as html_lib
 import re
 import uuid
 from collections.abc import Sequence
+from typing import Any
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from urllib.parse import urlencode, urlsplit
 
 import lxml.html
 
+from .highlights import painted
 from .reader import MAX_LIMIT, Reader
 from .reading import OpenedBy, marks_read, starts_work
 from ..formats.opds import CatalogEntry, build_opds
@@ -107,6 +110,9 @@ async def article_book(reader: Reader, article_id: int, *, by: OpenedBy = "perso
     if content is None:
         raise Conflict("this article is not cleaned yet: queue it, and download it once it is ready")
     item = _with_content(article, content)
+    marked = await reader.highlights(article.id)
+    if marked:
+        item = dataclasses.replace(item, html=_with_highlights(content, marked))
     item = dataclasses.replace(item, images=await _images(reader, content.html, reader.settings.edition_max_bytes,
                                                                 fetch=starts_work(by)))
     return await reader.epub([item], title=item.title, creator=item.author or item.site or "reader",
@@ -179,8 +185,22 @@ async def _edition_article(reader: Reader, article: Article, budget: int, *, fet
     if content is None:  # cleaned again or reset since the listing: not ready any more
         return None
     item = _with_content(article, content)
+    marked = await reader.highlights(article.id)
+    if marked:
+        item = dataclasses.replace(item, html=_with_highlights(content, marked))
     images = await _images(reader, content.html, max(0, budget - len(content.html)), fetch=fetch)
     return dataclasses.replace(item, images=images)
+
+
+def _with_highlights(content: Content, marked: Sequence[dict[str, Any]]) -> str:
+    """The text with its highlighted passages marked, then the article's highlights listed
+    at its end, each quote with its note (text, escaped)."""
+    items = "".join(
+        f"<li><blockquote>{html_lib.escape(h['quote'])}</blockquote>"
+        + (f"<p>{html_lib.escape(h['note'])}</p>" if h["note"] else "")
+        + ("<p><em>not found in the current text</em></p>" if h["detached"] else "") + "</li>"
+        for h in marked)
+    return f"{painted(content.html, content.text, marked)}<section><h2>Highlights</h2><ol>{items}</ol></section>"
 
 
 def _image_sources(html: str) -> list[str]:

@@ -105,7 +105,8 @@ def _prepared(link: LinkRecord) -> ImportLink:
         url=link.url, key=link.key, title=link.title, tags=set(link.tags), added_at=link.added_at,
         read=link.read, starred=link.starred, author=link.author, published=link.published,
         summary=f"<p>{html.escape(summary_text)}</p>" if summary_text else "", summary_text=summary_text,
-        content=content, notes=[(n.text, n.comment, n.created_at) for n in link.notes],
+        content=content, notes=[(n.text, n.comment, n.created_at) for n in link.notes if not n.highlight],
+        highlights=[(n.text, n.prefix, n.suffix, n.comment or "", n.created_at) for n in link.notes if n.highlight],
     )
 
 

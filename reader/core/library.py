@@ -39,7 +39,7 @@ from ..settings import Settings
 from ..store import Store
 from ..store.check import Health, check_file
 from ..store.salvage import Salvage
-from . import exports
+from . import exports, highlights
 from .exports import PortabilityError, folder_path
 from .imports import MAX_IMPORT_LINKS, ImportJob, ImportOutcome, Progress, apply, parse
 
@@ -140,9 +140,9 @@ def format_of(data: bytes, name: str) -> str:
 
 
 async def export_opml(store: Store) -> bytes:
-    """Every feed, inside outlines for its folder."""
+    """Every feed, inside outlines for its folder, a paused one with when its pause ends."""
     return build_opml(FeedRecord(url=f["url"], title=f["title"], site_url=f["site_url"],
-                                 folder=folder_path(f["folder"]))
+                                 folder=folder_path(f["folder"]), paused_until=f["paused_until"])
                       for f in await store.list_feeds(counts=False))
 
 
@@ -180,6 +180,35 @@ async def export(settings: Settings, out: Path, *, bookmarks: bool = False) -> l
         raise PortabilityError(str(exc)) from exc
 
 
+async def export_highlights(settings: Settings, out: Path, *, readwise: bool = False) -> list[Path]:
+    """Every highlight as Markdown, one file per article, into the directory `out` (or a
+    ZIP of them if `out` ends in .zip), or with `readwise` as Readwise's CSV at `out`; the
+    files written. The links back use READER_PUBLIC_URL, else the address `reader serve`
+    listens on. Raises PortabilityError."""
+    base = settings.public_url or f"http://{settings.host}:{settings.port}"
+    try:
+        async with await Store.open(settings.db) as store:
+            rows = await store.every_highlight()
+            tags = await store.tags_of(sorted({r["article_id"] for r in rows}))
+        if readwise:
+            out.write_text(highlights.readwise_csv(rows, tags), encoding="utf-8", newline="")
+            return [out]
+        files = highlights.markdown_files(rows, tags, base.rstrip("/"))
+        if out.suffix.lower() == ".zip":
+            out.write_bytes(highlights.markdown_zip(files))
+            return [out]
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, text in files.items():
+            (out / name).write_text(text, encoding="utf-8")
+            written.append(out / name)
+        return written
+    except sqlite3.DatabaseError as exc:
+        raise StorageError(str(exc), "damaged") from exc
+    except OSError as exc:
+        raise PortabilityError(str(exc)) from exc
+
+
 async def salvage(settings: Settings, out: Path) -> tuple[list[Path], Salvage]:
     """The export of a damaged file: what rows can still be read, one at a time, and
     counts of what was lost. Raises PortabilityError."""
@@ -201,7 +230,8 @@ def as_json_line(path: str, result: CleanedPage | None, error: str | None = None
 
 __all__ = [
     "IMPORT_FETCH_LIMIT", "Fetch", "Health", "ImportOutcome", "PortabilityError",
-    "Progress", "Salvage", "as_json_line", "backup", "check", "clean_file", "export", "export_opml",
+    "Progress", "Salvage", "as_json_line", "backup", "check", "clean_file", "export", "export_highlights",
+    "export_opml",
     "fetch_new_feeds", "format_of", "import_data", "import_path", "not_a_regular_file", "read_file",
     "salvage",
 ]

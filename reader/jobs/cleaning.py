@@ -34,6 +34,7 @@ from typing import Any
 import httpx
 
 from ..clean import CleanedPage, ExtractError, clean_page
+from ..clean.parts import read_parts
 from ..errors import ExtractionFailed, NotFound, Stopping, StorageError
 from ..pool import CpuPool, PoolUnavailable
 from ..fetch.pages import fetch_page
@@ -155,22 +156,25 @@ class Cleaner:
                 continue
             await self._wait_for_holder(article_id, waiting_since)
 
-    async def reclean(self, article_id: int) -> tuple[str, str | None]:
+    async def reclean(self, article_id: int, *, refetch: bool = False) -> tuple[str, str | None]:
         """Clean an article again from its stored raw page, fetching no page (images that
         are stored with it under the same address are reused): one run of kind
         `reclean`, under the same claim. An article cleaned before raw pages were kept
-        keeps its text and gets its images stored. Returns (outcome, error): ("cached", None),
-        ("failed", why) or ("skipped", why) when there is nothing to do."""
+        keeps its text and gets its images stored. `refetch`: fetch the page anew instead
+        (the site changed it), in the same kind of run, whose text replaces the old one.
+        Returns (outcome, error): ("cached", None), ("failed", why) or ("skipped", why)
+        when there is nothing to do."""
         if await self.store.get_article(article_id) is None:
             return "skipped", "no such article"
-        if await self.store.raw_page(article_id) is None and await self.store.get_content(article_id) is None:
+        if not refetch and await self.store.raw_page(article_id) is None \
+                and await self.store.get_content(article_id) is None:
             return "skipped", "no stored page (it was never fetched, or it was dropped past READER_RAW_PAGES_BYTES)"
         while True:
             if self.stopping:
                 raise ShuttingDown()
             run = await self.store.claim(article_id, self.name, self.settings.claim_ttl, kind="reclean")
             if run is not None:
-                return await self._outcome(self.start(run))
+                return await self._outcome(self.start(run, refetch=refetch))
             await self._holder_gone(article_id)
 
     async def _holder_gone(self, article_id: int) -> None:
@@ -187,11 +191,13 @@ class Cleaner:
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 0.5)
 
-    def start(self, run: Run, given: tuple[bytes, str] | None = None) -> asyncio.Task[tuple[str, str | None]]:
+    def start(self, run: Run, given: tuple[bytes, str] | None = None, *,
+              refetch: bool = False) -> asyncio.Task[tuple[str, str | None]]:
         """Run the extraction of a won claim in a task owned here (the queue lane calls
         this with what `take_next` gave it). `given` is the page the browser sent, with the
-        address it was shown at, for a run of kind `browser`."""
-        task = asyncio.create_task(self._extract(run, given), name=f"extract-{run.article_id}")
+        address it was shown at, for a run of kind `browser`; `refetch`, a reclean that
+        fetches the page."""
+        task = asyncio.create_task(self._extract(run, given, refetch), name=f"extract-{run.article_id}")
         self._running[run.article_id] = task
         task.add_done_callback(functools.partial(self._forget, run.article_id))
         return task
@@ -244,14 +250,15 @@ class Cleaner:
 
     # -- the work itself -------------------------------------------------------------
 
-    async def _extract(self, run: Run, given: tuple[bytes, str] | None = None) -> tuple[str, str | None]:
+    async def _extract(self, run: Run, given: tuple[bytes, str] | None = None,
+                       refetch: bool = False) -> tuple[str, str | None]:
         keeper = asyncio.create_task(self._keep_claim(run))
         try:
             try:
                 kept = self.unsaved.pop(run.article_id, None)
                 # The claim of a kept result expired before the disk had room again: this
                 # new run stores what was already cleaned instead of fetching it twice.
-                cleaned = kept[1] if kept is not None else await self._clean(run, given)
+                cleaned = kept[1] if kept is not None else await self._clean(run, given, refetch)
             except _PageFailed as exc:
                 await self.store.store_failed(run, str(exc), exc.page, exc.received)
                 return "failed", str(exc)
@@ -293,14 +300,16 @@ class Cleaner:
     async def _store(self, run: Run, cleaned: Cleaned) -> None:
         await self.store.store_cleaned(run, cleaned.content, cleaned.images, cleaned.page, cleaned.received)
 
-    async def _clean(self, run: Run, given: tuple[bytes, str] | None) -> Cleaned:
+    async def _clean(self, run: Run, given: tuple[bytes, str] | None, refetch: bool = False) -> Cleaned:
         """The work of one run, inside its claim: get the page (fetch it, read the stored
         one for a reclean, or take the one the browser sent), clean it off the event loop,
         then fetch the article's images and point its HTML at them."""
         stored: list[StoredImage] = []
         page: RawPage | None = None
         received = 0
-        if run.kind == "reclean":
+        if run.kind == "reclean" and refetch:
+            stored = await self.store.images_of(run.article_id)
+        if run.kind == "reclean" and not refetch:
             kept = await self.store.raw_page(run.article_id)
             stored = await self.store.images_of(run.article_id)
             if kept is None:
@@ -309,8 +318,10 @@ class Cleaner:
                 old = await self.store.get_content(run.article_id)
                 if old is None:
                     raise ExtractError("no stored page to clean again")
+                parts = read_parts(old["html"])
                 kept_text = CleanedPage(title=old["title"], author=old["author"], published=old["published"],
-                                        site=None, html=old["html"], text=old["text"], words=old["words"])
+                                        site=None, html=old["html"], text=old["text"], words=old["words"],
+                                        lead=parts["lead"], figures=parts["figures"])
                 return await self._with_images(run, kept_text, run.url, stored, None, 0)
             body, url, charset = await asyncio.to_thread(zlib.decompress, kept.data), kept.url, kept.charset
         else:

@@ -16,8 +16,10 @@ call the named methods of `Store` and never build SQL themselves. By entity:
     media      an article's stored images and its raw page (for a reclean)
     portable   export and import of the library
     library    tags, notes, feed folders, links imported from other apps
+    highlights passages marked in a text, placed again when the text changes
     devices    reading positions, actions sent with a device's id, the list saved offline
     sync       app passwords and their tokens, streams and items as native apps read them
+    rules      rules, the articles they hid, an apply's undo, paused feeds
     rows       the TypedDicts of the rows reads return (those typed so far)
 """
 
@@ -31,10 +33,12 @@ from .base import RUN_KINDS, STATES, Run, StoreBase, TooSlow, _as_storage_error
 from .devices import DeviceStore
 from .feeds import FeedStore
 from .ledger import LedgerStore
+from .highlights import HighlightStore
 from .library import ImportLink, LibraryStore, LinkCounts
 from .line import LineStore
 from .media import MediaStore
 from .portable import PortableStore
+from .rules import RuleStore
 from .schema import MIGRATIONS
 from .sync import SyncStore
 from .search import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, fts_query, fts_terms
@@ -45,7 +49,7 @@ __all__ = ["RUN_KINDS", "MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "S
 
 
 class Store(FeedStore, ArticleStore, LineStore, LedgerStore, MediaStore, PortableStore, LibraryStore, DeviceStore,
-            SyncStore, StoreBase):
+            SyncStore, HighlightStore, RuleStore, StoreBase):
     """One database file: `await Store.open(path)`, then the methods of each entity."""
 
     @classmethod

@@ -21,6 +21,8 @@ from .base import (
     GLANCE_DONE,
     GLANCED,
     NOT_DONE,
+    PAUSED,
+    SHOWN,
     StoreBase,
     rows_of,
 )
@@ -42,14 +44,21 @@ _LIBRARY_VERSION = "(SELECT version FROM library_version)"
 
 _PAGE_VERSION = f"SELECT {_LIBRARY_VERSION} AS version, read_at IS NULL AS unread FROM articles WHERE id = ?"
 
+# An article's tags as [[lower(name), name], ...], for a row's `tags`.
+_TAGS_COLUMN = """,
+    (SELECT json_group_array(json_array(lower(t.name), t.name)) FROM article_tags at
+     JOIN tags t ON t.id = at.tag_id WHERE at.article_id = a.id) AS x_tags
+"""
+
 # What an article's page shows besides the article, read in the same statement (each
 # was a read of its own, and each read is a trip to a read connection's thread: most of
 # what a ready article's open cost, see benchmarks/README.md).
-_PAGE_COLUMNS = f""",
-    (SELECT json_group_array(json_array(lower(t.name), t.name)) FROM article_tags at
-     JOIN tags t ON t.id = at.tag_id WHERE at.article_id = a.id) AS x_tags,
+_PAGE_COLUMNS = f"""{_TAGS_COLUMN},
     (SELECT json_group_array(json_array(n.id, n.text, n.comment, n.created_at)) FROM notes n
      WHERE n.article_id = a.id) AS x_notes,
+    (SELECT json_group_array(json_array(h.id, h.start_offset, h.end_offset, h.color, h.detached, h.quote,
+                                        h.note, json(h.tags), h.created_at))
+     FROM highlights h WHERE h.article_id = a.id) AS x_highlights,
     {_READING_COUNT} AS x_reading_count,
     {_LIBRARY_VERSION} AS x_version
 """
@@ -70,8 +79,12 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
              unread: bool, starred: bool, match: str | None, tag: str | None = None,
              folder: str | None = None) -> list[str]:
     """The WHERE terms of a filter over the article joins (aliases a, q, cl, c), its
-    values added to `params`. Every filter combines with the others."""
-    where: list[str] = []
+    values added to `params`. Every filter combines with the others, and with SHOWN: no
+    list holds an article a rule hid or one of a paused feed."""
+    # a ready article was tapped or opened: always shown (SHOWN), so the reading list's
+    # plan stays the seek in its own index
+    where: list[str] = [] if state == "ready" else [SHOWN]
+    params.setdefault("now", time.time())
     if ids is not None:
         where.append("a.id IN (SELECT value FROM json_each(:ids))")
         params["ids"] = json.dumps([int(i) for i in ids])
@@ -185,12 +198,13 @@ def _list_select(*, state: str | None, feed_id: int | None, before: int | None, 
 
 def list_statement(*, state: str | None, feed_id: int | None, before: int | None, ids: Sequence[int] | None,
                    unread: bool, starred: bool, match: str | None, tag: str | None, folder: str | None,
-                   limit: int, backwards: bool, now: float) -> tuple[str, dict[str, Any]]:
+                   limit: int, backwards: bool, now: float, tags: bool = False) -> tuple[str, dict[str, Any]]:
     """The statement of `ArticleStore.list_articles` and its parameters (apart, so that its
     query plan can be checked)."""
     sql, params = _list_select(state=state, feed_id=feed_id, before=before, ids=ids, unread=unread,
                                starred=starred, match=match, tag=tag, folder=folder, limit=limit,
-                               backwards=backwards, now=now)
+                               backwards=backwards, now=now,
+                               columns=_ARTICLE_COLUMNS + _TAGS_COLUMN if tags else _ARTICLE_COLUMNS)
     return f"WITH {_LINE} {sql}", params
 
 
@@ -281,6 +295,11 @@ class ArticleStore(StoreBase):
             article["tags"] = [name for _, name in sorted(json.loads(article.pop("x_tags")))]
             article["notes"] = [{"text": text, "comment": comment, "created_at": created}
                                 for _, text, comment, created in sorted(json.loads(article.pop("x_notes")))]
+            article["highlights"] = [
+                {"id": i, "start": start, "end": end, "color": color, "detached": bool(detached), "quote": quote,
+                 "note": note, "tags": tags, "created_at": created}
+                for i, start, end, color, detached, quote, note, tags, created
+                in sorted(json.loads(article.pop("x_highlights")), key=lambda h: (h[4], h[1] or 0, h[0]))]
             article["reading_count"] = article.pop("x_reading_count")
             article["version"] = article.pop("x_version")
             for side in ("prev", "next"):
@@ -311,25 +330,66 @@ class ArticleStore(StoreBase):
         folder: str | None = None,
         limit: int = 50,
         backwards: bool = False,
+        tags: bool = False,
     ) -> list[dict[str, Any]]:
         """Newest first; a `ready` list in tap order (oldest tap first: the reading list).
         `before` is an article id: the page starts right after it in that order (keyset
         pagination, so a deep page costs what the first one does; the article need not
         match the filter any more). `backwards` walks the other way from `before`, nearest
-        first: the articles ahead of it. `match` is an FTS5 query (`fts_query`)."""
+        first: the articles ahead of it. `match` is an FTS5 query (`fts_query`). `tags`:
+        each row with its tags (`tags`, by name in any case), read in the same statement
+        (apart, they were another trip to a read connection's thread on every list page)."""
         sql, params = list_statement(state=state, feed_id=feed_id, before=before, ids=ids, unread=unread,
                                      starred=starred, match=match, tag=tag, folder=folder, limit=limit,
-                                     backwards=backwards, now=time.time())
-        return await self._all(sql, params)
+                                     backwards=backwards, now=time.time(), tags=tags)
+        rows = await self._all(sql, params)
+        if tags:
+            for row in rows:
+                # no ORDER BY inside an aggregate before SQLite 3.44: sorted here, by the same keys
+                row["tags"] = [name for _, name in sorted(json.loads(row.pop("x_tags")))]
+        return rows
+
+    async def list_facts(self) -> dict[str, Any]:
+        """What a list's page shows around its articles, in one statement (each read apart
+        is another trip to a read connection's thread): every feed for the feed filter with
+        its unread count (the stories it carries too, schema v19; `feeds`: JSON, [[id, title, url, folder, unread], ...] in no order:
+        sorting by lower(title) here was half the statement's cost), the saved links'
+        unread count, the newest article id and the reading list's length."""
+        row = await self._one(
+            f"""
+            SELECT (SELECT coalesce(max(id), 0) FROM articles) AS newest, {_READING_COUNT} AS reading,
+                   coalesce((SELECT articles FROM unread WHERE feed = 0), 0) AS saved_unread,
+                   (SELECT coalesce(sum(articles), 0) FROM unread WHERE articles > 0) AS total,
+                   (SELECT json_group_array(json_array(f.id, f.title, f.url, f.folder,
+                                                       coalesce(u.articles, 0) + coalesce(us.articles, 0)))
+                    FROM feeds f LEFT JOIN unread u ON u.feed = f.id
+                    LEFT JOIN unread_sources us ON us.feed = f.id) AS feeds
+            """
+        )
+        assert row is not None  # an aggregate always answers one row
+        return row
+
+    async def count_articles(self, *, cap: int, state: str | None = None, feed_id: int | None = None,
+                             unread: bool = False, starred: bool = False, match: str | None = None,
+                             tag: str | None = None, folder: str | None = None) -> int:
+        """How many articles a filter lists, counted up to `cap` (a count bounded like a
+        page: a broad filter in a big library costs what `cap` rows do)."""
+        params: dict[str, Any] = {"now": time.time(), "cap": cap}
+        where = _filters(params, state=state, feed_id=feed_id, ids=None, unread=unread, starred=starred,
+                         match=match, tag=tag, folder=folder)
+        return await self._count(
+            f"SELECT count(*) FROM (SELECT 1 FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where) or '1'} LIMIT :cap)",
+            params)
 
     async def unread_counts(self) -> dict[int | None, int]:
         """Unread articles per feed (None: saved links), as the triggers keep them: a story
         several feeds carry counts under each of them, as each one's list shows it, so these
-        do not add up to the unread articles (`unread_total` does)."""
+        do not add up to the unread articles (`unread_total` does). A hidden article is not
+        counted, a paused feed's are left out."""
         rows = await self._all(
             "SELECT feed, sum(articles) AS articles FROM ("
             " SELECT feed, articles FROM unread UNION ALL SELECT feed, articles FROM unread_sources)"
-            " GROUP BY feed HAVING sum(articles) > 0")
+            f" WHERE feed NOT IN ({PAUSED}) GROUP BY feed HAVING sum(articles) > 0", {"now": time.time()})
         return {(int(row["feed"]) or None): int(row["articles"]) for row in rows}
 
     async def unread_per_folder(self) -> dict[str, int]:
@@ -495,7 +555,8 @@ class ArticleStore(StoreBase):
         """Done with it (off the reading list; done_at kept if it was done already), or not
         done (back on the list in its place, a place at the end forgotten)."""
         async with self._transaction() as db:
-            change = "done_at = coalesce(done_at, :now)" if done else _NOT_DONE
+            # (a glance's done_at is not the person's: saying done is)
+            change = f"done_at = CASE WHEN done_at IS NULL OR {GLANCED} THEN :now ELSE done_at END" if done else _NOT_DONE
             cur = await db.execute(f"UPDATE articles SET {change} WHERE id = :id", {"now": time.time(), "id": article_id})
             return cur.rowcount > 0
 

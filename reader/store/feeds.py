@@ -32,11 +32,12 @@ async def insert_feed(
     return rows[0]["id"], False
 
 
-# What unsubscribing never destroys: an article a person starred or saved (by hand or an
-# import, also one the feed's article took in), or read once it was cleaned (tags and
-# highlights join this when they exist). Needs the alias a.
+# What unsubscribing never destroys: an article a person starred, saved (by hand or an
+# import, also one the feed's article took in) or highlighted, or read once it was
+# cleaned (tags join this when they exist). Needs the alias a.
 _KEPT = """(a.starred_at IS NOT NULL OR a.saved_at IS NOT NULL
-    OR (a.read_at IS NOT NULL AND EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id)))"""
+    OR (a.read_at IS NOT NULL AND EXISTS (SELECT 1 FROM contents c WHERE c.article_id = a.id))
+    OR EXISTS (SELECT 1 FROM highlights h WHERE h.article_id = a.id))"""
 
 
 async def _adopt_saved(db: aiosqlite.Connection, feed_id: int, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -179,10 +180,11 @@ class FeedStore(StoreBase):
             SELECT f.*,
                 (SELECT count(*) FROM articles a WHERE a.feed_id = f.id)
                     + (SELECT count(*) FROM sources s WHERE s.feed_id = f.id) AS articles,
-                coalesce((SELECT u.articles FROM unread u WHERE u.feed = f.id), 0)
-                    + coalesce((SELECT u.articles FROM unread_sources u WHERE u.feed = f.id), 0) AS unread
+                CASE WHEN f.paused_until > :now THEN 0
+                     ELSE coalesce((SELECT u.articles FROM unread u WHERE u.feed = f.id), 0)
+                        + coalesce((SELECT u.articles FROM unread_sources u WHERE u.feed = f.id), 0) END AS unread
             FROM feeds f ORDER BY lower(f.title), f.id
-            """
+            """, {"now": time.time()}
         )
 
     async def rename_feed(self, feed_id: int, title: str) -> bool:
@@ -276,24 +278,48 @@ class FeedStore(StoreBase):
             )
             count = "SELECT count(*) AS n FROM articles WHERE feed_id = ?"
             before = (await rows_of(db, count, (feed_id,)))[0]["n"]
-            rows = [{"summary_text": "", **e, "feed_id": feed_id, "now": now, "url_key": url_key(e["url"])}
-                    for e in items]
+            # What rules decided (feeds/refresh.py) counts for a new article only: one stored
+            # already keeps the state it has, whatever a later refresh or rule says.
+            tagged = [e for e in items if e.get("tags")]
+            known: set[str] = set()
+            if tagged:
+                known = {r["guid"] for r in await rows_of(
+                    db, "SELECT guid FROM articles WHERE feed_id = ? AND guid IN (SELECT value FROM json_each(?))",
+                    (feed_id, json.dumps([e["guid"] for e in tagged])))}
+            rows = [{"summary_text": "", "categories": "", "hidden_by": None, "star": False,
+                     **{k: v for k, v in e.items() if k != "tags"}, "feed_id": feed_id, "now": now,
+                     "url_key": url_key(e["url"])} for e in items]
             rows, carried = await _join_stories(db, feed_id, rows, now)
+            # (a saved link a headline adopts keeps its own state: a person saved it)
             rows = await _adopt_saved(db, feed_id, rows)
             await db.executemany(
                 """
                 INSERT INTO articles (feed_id, guid, url, title, summary, summary_text, author,
-                                      published, sort_at, added_at, url_key)
+                                      published, sort_at, added_at, url_key, categories, hidden_by, hidden_at,
+                                      read_at, starred_at)
                 VALUES (:feed_id, :guid, :url, :title, :summary, :summary_text, :author, :published,
-                        coalesce(:published, :now), :now, :url_key)
+                        coalesce(:published, :now), :now, :url_key, :categories, :hidden_by,
+                        CASE WHEN :hidden_by IS NOT NULL THEN :now END,
+                        CASE WHEN :hidden_by IS NOT NULL THEN :now END,
+                        CASE WHEN :star THEN :now END)
                 ON CONFLICT (feed_id, guid) DO UPDATE SET
                     title = excluded.title, summary = excluded.summary, url = excluded.url,
-                    author = excluded.author, summary_text = excluded.summary_text, url_key = excluded.url_key
-                WHERE (title, summary, url, coalesce(author, ''))
-                   IS NOT (excluded.title, excluded.summary, excluded.url, coalesce(excluded.author, ''))
+                    author = excluded.author, summary_text = excluded.summary_text, url_key = excluded.url_key,
+                    categories = excluded.categories
+                WHERE (title, summary, url, coalesce(author, ''), categories)
+                   IS NOT (excluded.title, excluded.summary, excluded.url, coalesce(excluded.author, ''),
+                           excluded.categories)
                 """,
                 rows,
             )
+            new_tags = [(e["guid"], t) for e in tagged if e["guid"] not in known for t in e["tags"]]
+            if new_tags:
+                await db.executemany("INSERT INTO tags (name) VALUES (?) ON CONFLICT (name) DO NOTHING",
+                                     [(t,) for t in sorted({t for _, t in new_tags})])
+                await db.executemany(
+                    "INSERT INTO article_tags (article_id, tag_id) SELECT a.id, t.id FROM articles a, tags t"
+                    " WHERE a.feed_id = ? AND a.guid = ? AND t.name = ? ON CONFLICT DO NOTHING",
+                    [(feed_id, guid, t) for guid, t in new_tags])
             after = (await rows_of(db, count, (feed_id,)))[0]["n"]
             return int(after - before) + carried
 

@@ -20,6 +20,7 @@ from .articles import selection
 from .base import _ARTICLE_JOINS, FIRST_COPY, StoreBase, rows_of
 from .rows import NoteRow
 from .feeds import insert_feed
+from .highlights import reanchor
 from .schema import url_key
 
 
@@ -41,6 +42,8 @@ class ImportLink:
     summary_text: str
     content: tuple[str, str, int] | None
     notes: list[tuple[str, str | None, float | None]]
+    # (quote, prefix, suffix, note, created_at): placed in the text when there is one
+    highlights: list[tuple[str, str, str, str, float | None]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -177,6 +180,18 @@ class LibraryStore(StoreBase):
                 [{"id": ids[link.key], "text": text, "comment": comment, "created_at": created}
                  for link in links for text, comment, created in link.notes],
             )
+            # Highlights come in detached (not placed yet): placed below if the text is there,
+            # else when the article is cleaned. The same quote twice on an article is one.
+            await db.executemany(
+                """
+                INSERT INTO highlights (article_id, quote, prefix, suffix, note, detached, created_at, updated_at)
+                SELECT :id, :quote, :prefix, :suffix, :note, 1, :created_at, :created_at WHERE NOT EXISTS (
+                    SELECT 1 FROM highlights WHERE article_id = :id AND quote = :quote)
+                """,
+                [{"id": ids[link.key], "quote": quote, "prefix": prefix, "suffix": suffix, "note": note,
+                  "created_at": created or now}
+                 for link in links for quote, prefix, suffix, note, created in link.highlights],
+            )
             with_text = [link for link in links if link.content is not None]
             if with_text:
                 have = {r["article_id"] for r in await rows_of(
@@ -202,6 +217,8 @@ class LibraryStore(StoreBase):
                 # ready now: out of the line, any old failure forgotten (as a cleaning would)
                 await db.executemany("DELETE FROM queue WHERE article_id = :id", rows)
                 await db.executemany("UPDATE articles SET error = NULL, failed_at = NULL WHERE id = :id", rows)
+            for article_id in sorted({ids[link.key] for link in links if link.highlights}):
+                await reanchor(db, article_id)
         return counts
 
     async def import_feeds(self, feeds: Sequence[tuple[str, str, str | None, str | None]]) -> list[tuple[int, bool]]:

@@ -15,6 +15,7 @@ import aiosqlite
 from ..records import RawPage, StoredImage
 from .articles import selection
 from .base import _ARTICLE_JOINS, _SERVICE_ORDER, _WAITING, Run, StoreBase, rows_of
+from .highlights import reanchor
 from .rows import ClaimRow, WaitingRow
 
 
@@ -305,6 +306,7 @@ class LineStore(StoreBase):
                     await _finish(db, run, "cached", None, received)
                     return
                 await _replace_content(db, run, content, images)
+                await reanchor(db, run.article_id)
             else:
                 rows = await rows_of(
                     db,
@@ -317,6 +319,7 @@ class LineStore(StoreBase):
                 )
                 if rows:
                     await _insert_images(db, run.article_id, images)
+                    await reanchor(db, run.article_id)  # highlights that came before the text
             # A saved link knows only its URL until its page is read: take the page's title.
             await db.execute(
                 """

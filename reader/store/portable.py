@@ -8,6 +8,7 @@ from typing import Any
 
 from .base import FIRST_COPY, StoreBase, rows_of
 from .feeds import insert_feed
+from .highlights import bring_back
 from .library import _tag_ids
 from .schema import url_key
 
@@ -142,4 +143,6 @@ class PortableStore(StoreBase):
                         await db.execute("DELETE FROM queue WHERE article_id = ?", (article_id,))
                         await db.execute(
                             "UPDATE articles SET error = NULL, failed_at = NULL WHERE id = ?", (article_id,))
+                if r.get("highlights"):
+                    await bring_back(db, article_id, r["highlights"], now)
         return counts

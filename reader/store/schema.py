@@ -721,7 +721,142 @@ async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int, others: Se
     await db.execute("DELETE FROM articles WHERE id = :gone", ids)  # what is left of it goes by its cascades
 
 
-# Version 18: one card per story. The same story from several feeds (the same link, or the
+# Version 16: highlights made while reading (reader/core/highlights.py), anchored by quote
+# and context and by offsets in the plain text (reader/clean/anchors.py). Existing notes
+# stay notes: the notes table does not say which of them are quotes (wallabag's comment
+# without a quote, Instapaper's selection and a note on a whole article look alike).
+SCHEMA_V16 = """
+CREATE TABLE highlights (
+    id           INTEGER PRIMARY KEY,
+    article_id   INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+    quote        TEXT NOT NULL,
+    prefix       TEXT NOT NULL DEFAULT '',
+    suffix       TEXT NOT NULL DEFAULT '',
+    start_offset INTEGER,              -- [start, end) in contents.text; NULL: never placed
+    end_offset   INTEGER,
+    text_hash    TEXT,                 -- sha256 (hex) of the text last placed in; NULL: none yet
+    note         TEXT NOT NULL DEFAULT '',
+    color        TEXT NOT NULL DEFAULT 'yellow',
+    tags         TEXT NOT NULL DEFAULT '[]',   -- a JSON list of names
+    detached     INTEGER NOT NULL DEFAULT 0,   -- 1: not found in the text with confidence
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL
+);
+CREATE INDEX highlights_by_article ON highlights (article_id, start_offset);
+CREATE INDEX highlights_by_created ON highlights (created_at DESC, id DESC);
+CREATE TABLE highlight_tags (
+    name       TEXT PRIMARY KEY COLLATE NOCASE,
+    highlights INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER highlight_tags_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
+        ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
+END;
+CREATE TRIGGER highlight_tags_delete AFTER DELETE ON highlights BEGIN
+    UPDATE highlight_tags SET highlights = highlights - 1 WHERE name IN (SELECT value FROM json_each(old.tags));
+    DELETE FROM highlight_tags WHERE highlights <= 0;
+END;
+CREATE TRIGGER highlight_tags_update AFTER UPDATE OF tags ON highlights WHEN old.tags IS NOT new.tags BEGIN
+    UPDATE highlight_tags SET highlights = highlights - 1 WHERE name IN (SELECT value FROM json_each(old.tags));
+    DELETE FROM highlight_tags WHERE highlights <= 0;
+    INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
+        ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
+END;
+-- Highlights' words (quote, note, tags), searched by the highlights page: rowid = highlight
+-- id, kept in step by the triggers below
+CREATE VIRTUAL TABLE highlights_search USING fts5 (
+    quote, note, tags, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+-- a highlight made is found by its words
+CREATE TRIGGER highlights_search_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlights_search (rowid, quote, note, tags) VALUES (new.id, new.quote, new.note, new.tags);
+END;
+-- its note or tags changed
+CREATE TRIGGER highlights_search_update AFTER UPDATE OF quote, note, tags ON highlights BEGIN
+    UPDATE highlights_search SET quote = new.quote, note = new.note, tags = new.tags WHERE rowid = new.id;
+END;
+-- a deleted highlight is no longer found
+CREATE TRIGGER highlights_search_delete AFTER DELETE ON highlights BEGIN
+    DELETE FROM highlights_search WHERE rowid = old.id;
+END;
+""" + "".join(f"""CREATE TRIGGER highlights_version_{event.lower()} AFTER {event} ON highlights BEGIN
+    UPDATE library_version SET version = version + 1;
+END;
+""" for event in ("INSERT", "UPDATE", "DELETE"))
+
+
+async def _v15_to_v16(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V16)
+
+
+# Version 17: each cleaned article's word count beside its id, which a list's reading
+# times read from this index alone: read from contents, `words` (stored after html and
+# text) meant walking each row's overflow pages, 0.6 ms for a page of 50 ready articles.
+SCHEMA_V17 = """
+CREATE INDEX contents_words ON contents (article_id, words);
+"""
+
+
+async def _v16_to_v17(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V17)
+
+
+# Version 18: taming the firehose. Rules that hide, keep only, tag or star what arrives
+# (and, on request, what is stored), the article's categories they match on, which rule
+# hid an article and when (a hidden article is read and out of every list; showing it
+# again brings back the unread state hiding took), what an apply to stored changed (for
+# its undo), and a feed paused until a time. The unread counter counts shown articles only.
+SCHEMA_V18 = """
+ALTER TABLE feeds ADD COLUMN paused_until REAL;
+ALTER TABLE articles ADD COLUMN categories TEXT NOT NULL DEFAULT '';
+ALTER TABLE articles ADD COLUMN hidden_by INTEGER;
+ALTER TABLE articles ADD COLUMN hidden_at REAL;
+CREATE INDEX articles_hidden ON articles (sort_at DESC, id DESC) WHERE hidden_by IS NOT NULL;
+CREATE INDEX feeds_paused ON feeds (paused_until) WHERE paused_until IS NOT NULL;
+CREATE TABLE rules (
+    id      INTEGER PRIMARY KEY,
+    field   TEXT NOT NULL CHECK (field IN ('title', 'summary', 'author', 'category', 'url', 'age')),
+    kind    TEXT NOT NULL CHECK (kind IN ('words', 'regex')),
+    pattern TEXT NOT NULL,
+    scope   TEXT NOT NULL DEFAULT 'all',
+    action  TEXT NOT NULL,
+    enabled INTEGER NOT NULL DEFAULT 1,
+    created REAL NOT NULL
+);
+CREATE TABLE rule_undo (
+    stamp      REAL NOT NULL,
+    rule_id    INTEGER NOT NULL,
+    article_id INTEGER NOT NULL REFERENCES articles (id) ON DELETE CASCADE,
+    PRIMARY KEY (stamp, article_id)
+) WITHOUT ROWID;
+CREATE INDEX rule_undo_by_article ON rule_undo (article_id);
+DROP TRIGGER unread_insert;
+DROP TRIGGER unread_delete;
+DROP TRIGGER unread_update;
+CREATE TRIGGER unread_insert AFTER INSERT ON articles WHEN new.read_at IS NULL AND new.hidden_by IS NULL BEGIN
+    INSERT INTO unread (feed, articles) VALUES (coalesce(new.feed_id, 0), 1)
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+CREATE TRIGGER unread_delete AFTER DELETE ON articles WHEN old.read_at IS NULL AND old.hidden_by IS NULL BEGIN
+    UPDATE unread SET articles = articles - 1 WHERE feed = coalesce(old.feed_id, 0);
+END;
+CREATE TRIGGER unread_update AFTER UPDATE OF read_at, feed_id, hidden_by ON articles
+WHEN (old.read_at IS NULL AND old.hidden_by IS NULL) != (new.read_at IS NULL AND new.hidden_by IS NULL)
+  OR old.feed_id IS NOT new.feed_id BEGIN
+    UPDATE unread SET articles = articles - 1
+        WHERE old.read_at IS NULL AND old.hidden_by IS NULL AND feed = coalesce(old.feed_id, 0);
+    INSERT INTO unread (feed, articles) SELECT coalesce(new.feed_id, 0), 1
+        WHERE new.read_at IS NULL AND new.hidden_by IS NULL
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+"""
+
+
+async def _v17_to_v18(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V18)
+
+
+# Version 19: one card per story. The same story from several feeds (the same link, or the
 # same title from the same site within a few days) was a card per feed, each with its own
 # read, star, tags and place in line, and each tap fetched the page again. An article now
 # stays the first feed's, and every other feed carrying it is a row in `sources`, with its
@@ -730,8 +865,7 @@ async def _merge_copy(db: aiosqlite.Connection, keep: int, gone: int, others: Se
 # copy lost (_merge_copy), each other feed's copy becoming a source (a second copy in one
 # feed, a feed that changed its guids, is left as it is). Saved copies of the link join it
 # too. Titles are not merged here: an old library's look-alike titles are left apart.
-# (Numbered 18 after the rules' v16 and v17: on a branch without them it is the 16th step.)
-SCHEMA_V18 = """
+SCHEMA_V19 = """
 CREATE TABLE sources (
     feed_id    INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
     guid       TEXT NOT NULL,
@@ -774,8 +908,8 @@ END;
 """
 
 
-async def _v17_to_v18(db: aiosqlite.Connection) -> None:
-    await _run_script(db, SCHEMA_V18)
+async def _v18_to_v19(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V19)
     # per link in two feeds or more: the feed's article added first stays, the others merge into it
     copies: dict[str, list[tuple[int, int | None, str, str, float | None, float]]] = {}
     for key, *row in await db.execute_fetchall(
@@ -807,8 +941,8 @@ async def _v17_to_v18(db: aiosqlite.Connection) -> None:
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
-    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15,
-    _v17_to_v18]  # _v17_to_v18 follows the rules' v16 and v17 once they are merged
+    _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16,
+    _v16_to_v17, _v17_to_v18, _v18_to_v19]
 
 
 # Tables every reader database has had since version 1.

@@ -1,4 +1,4 @@
--- reader's database, schema version 16: every table, index and trigger, and what each is for.
+-- reader's database, schema version 19: every table, index and trigger, and what each is for.
 --
 -- A new file is made from this script (schema.py). A file made by an older reader gets here
 -- by the numbered migrations in schema.py instead, and tests/store/test_schema.py checks that
@@ -25,8 +25,11 @@ CREATE TABLE feeds (
     refreshed_at  REAL,          -- last attempt, successful or not
     error         TEXT,          -- why the last attempt failed; NULL when it worked
     note          TEXT,          -- a fact about the last refresh that is not a failure: items past the cap
-    folder        TEXT           -- NULL: in no folder; nested ones joined by ' / '
+    folder        TEXT,          -- NULL: in no folder; nested ones joined by ' / '
+    paused_until  REAL           -- its articles hidden and not counted unread until then (core/rules.py)
 );
+-- speed up every list's "not of a paused feed" (store.base.SHOWN): a seek, not a scan of every feed
+CREATE INDEX feeds_paused ON feeds (paused_until) WHERE paused_until IS NOT NULL;
 
 -- Every headline a feed brought, and every link saved by hand (no feed), with its reading
 -- state. Its text, once cleaned, is in contents.
@@ -63,6 +66,11 @@ CREATE TABLE articles (
     -- saved, imported and carried by a feed is one article
     url_key          TEXT,
     saved_at         REAL,                       -- saved by a person or an import: kept like a saved link
+    categories       TEXT NOT NULL DEFAULT '',   -- the feed's categories for it, one a line: what rules match
+    -- the rule that hid it (a hidden article is read and out of every list and count) and
+    -- when: showing it again makes it unread if hiding is what made it read
+    hidden_by        INTEGER,
+    hidden_at        REAL,
     UNIQUE (feed_id, guid)
 );
 -- speed up the browse page: newest first, keyset pagination on (sort_at, id)
@@ -85,6 +93,8 @@ CREATE INDEX articles_by_tap ON articles (tap_order, id) WHERE tap_order IS NOT 
 -- the same for the reading list: ready and not done, written as store.base.NOT_DONE writes
 -- it, so the planner sees that the list's filter implies it
 CREATE INDEX articles_to_read ON articles (tap_order, id) WHERE tap_order IS NOT NULL AND done_at IS NULL;
+-- speed up the "hidden by rules" view: hidden articles, newest first
+CREATE INDEX articles_hidden ON articles (sort_at DESC, id DESC) WHERE hidden_by IS NOT NULL;
 
 
 -- == Full-text search ==========================================================================
@@ -153,6 +163,9 @@ CREATE TABLE contents (
     words      INTEGER NOT NULL,
     cleaned_at REAL NOT NULL
 );
+-- a list's reading times read the words from here: in contents they come after html and
+-- text, which a row's overflow pages hold
+CREATE INDEX contents_words ON contents (article_id, words);
 -- a cleaned article is found by its text
 CREATE TRIGGER contents_search AFTER INSERT ON contents BEGIN
     UPDATE search SET body = new.text WHERE rowid = new.article_id;
@@ -273,21 +286,24 @@ CREATE TABLE unread (
     feed     INTEGER PRIMARY KEY,  -- articles.feed_id, 0 for saved links (feed ids start at 1)
     articles INTEGER NOT NULL
 );
--- a new unread article
-CREATE TRIGGER unread_insert AFTER INSERT ON articles WHEN new.read_at IS NULL BEGIN
+-- a new unread article (a hidden one is not counted: store/rules.py)
+CREATE TRIGGER unread_insert AFTER INSERT ON articles WHEN new.read_at IS NULL AND new.hidden_by IS NULL BEGIN
     INSERT INTO unread (feed, articles) VALUES (coalesce(new.feed_id, 0), 1)
         ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
 END;
 -- an unread article deleted
-CREATE TRIGGER unread_delete AFTER DELETE ON articles WHEN old.read_at IS NULL BEGIN
+CREATE TRIGGER unread_delete AFTER DELETE ON articles WHEN old.read_at IS NULL AND old.hidden_by IS NULL BEGIN
     UPDATE unread SET articles = articles - 1 WHERE feed = coalesce(old.feed_id, 0);
 END;
--- read, unread again, or moved to another feed (unsubscribing makes it a saved link)
-CREATE TRIGGER unread_update AFTER UPDATE OF read_at, feed_id ON articles
-WHEN (old.read_at IS NULL) != (new.read_at IS NULL) OR old.feed_id IS NOT new.feed_id BEGIN
+-- read, unread again, hidden, shown again, or moved to another feed (unsubscribing makes it
+-- a saved link)
+CREATE TRIGGER unread_update AFTER UPDATE OF read_at, feed_id, hidden_by ON articles
+WHEN (old.read_at IS NULL AND old.hidden_by IS NULL) != (new.read_at IS NULL AND new.hidden_by IS NULL)
+  OR old.feed_id IS NOT new.feed_id BEGIN
     UPDATE unread SET articles = articles - 1
-        WHERE old.read_at IS NULL AND feed = coalesce(old.feed_id, 0);
-    INSERT INTO unread (feed, articles) SELECT coalesce(new.feed_id, 0), 1 WHERE new.read_at IS NULL
+        WHERE old.read_at IS NULL AND old.hidden_by IS NULL AND feed = coalesce(old.feed_id, 0);
+    INSERT INTO unread (feed, articles) SELECT coalesce(new.feed_id, 0), 1
+        WHERE new.read_at IS NULL AND new.hidden_by IS NULL
         ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
 END;
 
@@ -464,9 +480,112 @@ CREATE TABLE sync_tokens (
 CREATE INDEX sync_tokens_by_password ON sync_tokens (password_id);
 
 
+-- == Highlights ================================================================================
+
+-- Passages a person marked while reading (or that came with an import), in the shape of the
+-- W3C Web Annotation selectors: the quote with about 32 characters either side (TextQuote)
+-- and its offsets in contents.text (TextPosition), with the hash of the text they were
+-- placed in. A new text (a reclean) places them again (clean/anchors.py): one that cannot
+-- be placed with confidence is detached, kept with its quote and never painted.
+CREATE TABLE highlights (
+    id           INTEGER PRIMARY KEY,
+    article_id   INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+    quote        TEXT NOT NULL,
+    prefix       TEXT NOT NULL DEFAULT '',
+    suffix       TEXT NOT NULL DEFAULT '',
+    start_offset INTEGER,              -- [start, end) in contents.text; NULL: never placed
+    end_offset   INTEGER,
+    text_hash    TEXT,                 -- sha256 (hex) of the text last placed in; NULL: none yet
+    note         TEXT NOT NULL DEFAULT '',
+    color        TEXT NOT NULL DEFAULT 'yellow',
+    tags         TEXT NOT NULL DEFAULT '[]',   -- a JSON list of names
+    detached     INTEGER NOT NULL DEFAULT 0,   -- 1: not found in the text with confidence
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL
+);
+-- speed up the reader view's marks and the per-article cap
+CREATE INDEX highlights_by_article ON highlights (article_id, start_offset);
+-- speed up the highlights page: newest first, keyset pagination on (created_at, id)
+CREATE INDEX highlights_by_created ON highlights (created_at DESC, id DESC);
+-- a highlight made, changed (placed again, its note) or deleted: the article's page shows it
+CREATE TRIGGER highlights_version_insert AFTER INSERT ON highlights BEGIN
+    UPDATE library_version SET version = version + 1;
+END;
+CREATE TRIGGER highlights_version_update AFTER UPDATE ON highlights BEGIN
+    UPDATE library_version SET version = version + 1;
+END;
+CREATE TRIGGER highlights_version_delete AFTER DELETE ON highlights BEGIN
+    UPDATE library_version SET version = version + 1;
+END;
+
+-- The tag names highlights have and how many have each, kept by the triggers below, for the
+-- highlights page's tag filter (gathering them from every highlight's list cost 7 ms at 10,000).
+CREATE TABLE highlight_tags (
+    name       TEXT PRIMARY KEY COLLATE NOCASE,
+    highlights INTEGER NOT NULL
+) WITHOUT ROWID;
+-- a highlight made with tags
+CREATE TRIGGER highlight_tags_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
+        ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
+END;
+-- a highlight deleted: names no highlight has any more go
+CREATE TRIGGER highlight_tags_delete AFTER DELETE ON highlights BEGIN
+    UPDATE highlight_tags SET highlights = highlights - 1 WHERE name IN (SELECT value FROM json_each(old.tags));
+    DELETE FROM highlight_tags WHERE highlights <= 0;
+END;
+-- a highlight's tags changed
+CREATE TRIGGER highlight_tags_update AFTER UPDATE OF tags ON highlights WHEN old.tags IS NOT new.tags BEGIN
+    UPDATE highlight_tags SET highlights = highlights - 1 WHERE name IN (SELECT value FROM json_each(old.tags));
+    DELETE FROM highlight_tags WHERE highlights <= 0;
+    INSERT INTO highlight_tags (name, highlights) SELECT value, 1 FROM json_each(new.tags) WHERE true
+        ON CONFLICT (name) DO UPDATE SET highlights = highlights + 1;
+END;
+-- Highlights' words (quote, note, tags), searched by the highlights page: rowid = highlight
+-- id, kept in step by the triggers below
+CREATE VIRTUAL TABLE highlights_search USING fts5 (
+    quote, note, tags, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+-- a highlight made is found by its words
+CREATE TRIGGER highlights_search_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlights_search (rowid, quote, note, tags) VALUES (new.id, new.quote, new.note, new.tags);
+END;
+-- its note or tags changed
+CREATE TRIGGER highlights_search_update AFTER UPDATE OF quote, note, tags ON highlights BEGIN
+    UPDATE highlights_search SET quote = new.quote, note = new.note, tags = new.tags WHERE rowid = new.id;
+END;
+-- a deleted highlight is no longer found
+CREATE TRIGGER highlights_search_delete AFTER DELETE ON highlights BEGIN
+    DELETE FROM highlights_search WHERE rowid = old.id;
+END;
+-- == Rules =====================================================================================
+
+-- What a person never wants to see, or only wants to see, and what to tag or star: applied
+-- to articles as they arrive (feeds/refresh.py), and to stored ones on request (README: "Rules and paused feeds").
+CREATE TABLE rules (
+    id      INTEGER PRIMARY KEY,
+    field   TEXT NOT NULL CHECK (field IN ('title', 'summary', 'author', 'category', 'url', 'age')),
+    kind    TEXT NOT NULL CHECK (kind IN ('words', 'regex')),
+    pattern TEXT NOT NULL,             -- words, a regular expression, or days (age)
+    scope   TEXT NOT NULL DEFAULT 'all',   -- all, folder:NAME or feed:ID
+    action  TEXT NOT NULL,             -- hide, keep_only, star or tag:NAME
+    enabled INTEGER NOT NULL DEFAULT 1,
+    created REAL NOT NULL
+);
+-- What one apply of a rule to stored articles changed, so that its undo takes back exactly that.
+CREATE TABLE rule_undo (
+    stamp      REAL NOT NULL,          -- the apply's time: hidden_at or starred_at of what it changed
+    rule_id    INTEGER NOT NULL,
+    article_id INTEGER NOT NULL REFERENCES articles (id) ON DELETE CASCADE,
+    PRIMARY KEY (stamp, article_id)
+) WITHOUT ROWID;
+-- deleting an article checks for its rows
+CREATE INDEX rule_undo_by_article ON rule_undo (article_id);
+
+
 -- == One story, many feeds =====================================================================
 
--- The other feeds that carry an article's story (v18): the same link (url_key), or the same
+-- The other feeds that carry an article's story (v19): the same link (url_key), or the same
 -- title from the same site within a few days (store/feeds.py STORY_WINDOW). The article row is
 -- the first feed's (articles.feed_id, guid); each later feed's item of the story is a row here
 -- instead of a second card, so the story has one state, one text and one fetch, and each
@@ -528,4 +647,4 @@ END;
 
 
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 16;
+PRAGMA user_version = 19;

@@ -6,8 +6,8 @@ kept under tests/clean/golden/ as files a diff shows readably.
 
 For each page NAME: `NAME.html` (the article's HTML, with a line break added after each
 closing tag of a block, so that a changed paragraph is a changed line), `NAME.txt` (its
-plain text) and its entry in `metadata.json` (title, author, date, site, words; or the
-error). The line breaks are added after every such tag, so two outputs that differ
+body's plain text) and its entry in `metadata.json` (title, author, date, site, words,
+lead, figures; or the error). The line breaks are added after every such tag, so two outputs that differ
 give two files that differ: comparing the files compares the output byte for byte.
 """
 
@@ -46,7 +46,7 @@ def output(name: str) -> tuple[dict[str, str], dict[str, Any]]:
         f"{name}.html": _BLOCK_END.sub("\\1\n", result["html"]) + "\n",
         f"{name}.txt": result["text"] + "\n",
     }
-    return files, {key: result[key] for key in ("title", "author", "published", "site", "words")}
+    return files, {key: result[key] for key in ("title", "author", "published", "site", "words", "lead", "figures")}
 
 
 def read(path: Path) -> str:

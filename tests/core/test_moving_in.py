@@ -58,16 +58,21 @@ async def test_every_sample_through_the_cli_nothing_fetched_nothing_queued(setti
     assert printing["added_at"] == utc("2019-01-01T08:00:00") == printing["sort_at"]
     assert printing["state"] == "ready" and "every copy was made by <em>hand</em>" in printing["content"]["html"]
     assert "onerror" not in printing["content"]["html"]
-    assert {"text": "every copy was made by hand", "comment": "Compare with the telegraph.",
-            "created_at": utc("2019-02-15T08:00:00")} in printing["notes"]
+    # wallabag's annotations with a quote: highlights placed in the saved text
+    [made_by_hand] = [h for h in printing["highlights"] if h["quote"] == "every copy was made by hand"]
+    assert made_by_hand["note"] == "Compare with the telegraph." and not made_by_hand["detached"]
+    assert made_by_hand["created_at"] == utc("2019-02-15T08:00:00")
+    text = printing["content"]["text"]
+    assert text[made_by_hand["start"]:made_by_hand["end"]] == "every copy was made by hand"
     hammer = articles["https://tools.example/hammer"]
     assert hammer["state"] == "new" and hammer["content"] is None and hammer["read_at"] is None
-    # Omnivore: highlights as notes, content kept, labels as tags
+    # Omnivore: highlights placed in the text, content kept, labels as tags
     vanish = articles["https://example.net/why-sites-vanish"]
     assert vanish["tags"] == {"web", "archiving"} and vanish["read_at"] is not None
     assert vanish["state"] == "ready" and "Half of the links" in vanish["content"]["text"]
-    assert [n["text"] for n in vanish["notes"]][:1] == ["Half of the links in a study of old articles no longer worked."]
-    assert vanish["notes"][0]["comment"] == "Check the method: what counts as a dead link?"
+    first = vanish["highlights"][0]
+    assert first["quote"] == "Half of the links in a study of old articles no longer worked."
+    assert first["note"] == "Check the method: what counts as a dead link?" and not first["detached"]
     assert articles["https://example.net/paper.pdf"]["tags"] == {"papers"}
     # bookmarks: folders became tags; no URL of another scheme came in
     deep = articles["https://example.org/deep"]

@@ -19,7 +19,7 @@ async def test_unsubscribing_keeps_starred_and_read_articles_under_the_feeds_nam
 
     asked = await quiet.post(f"/feeds/{feed_id}/delete")
     assert asked.status_code == 200
-    assert "2 articles you starred or read will be kept" in asked.text
+    assert "2 articles you starred, read or highlighted will be kept" in asked.text
     assert "2 other articles will be removed" in asked.text
     assert len((await quiet.get("/api/articles")).json()["items"]) == 4  # asking removed nothing
 
@@ -42,3 +42,15 @@ async def test_the_confirmed_form_unsubscribes_and_keeps_the_starred(quiet, page
     response = await quiet.post(f"/feeds/{feed_id}/delete", data={"confirm": "yes"})
     assert response.status_code == 303
     assert [a["id"] for a in (await quiet.get("/api/articles")).json()["items"]] == [first]
+
+
+async def test_unsubscribing_keeps_a_highlighted_article_even_unread(quiet, pages):
+    feed_id, _ = await subscribe_slugs(quiet, pages, ["marked", "plain"])
+    by_title = {a["title"]: a["id"] for a in (await quiet.get("/api/articles")).json()["items"]}
+    marked = by_title["Item marked"]
+    assert (await quiet.get(f"/api/articles/{marked}/content")).status_code == 200  # cleaned, never opened: unread
+    made = await quiet.post(f"/api/articles/{marked}/highlights", json={"quote": "marker-marked"})
+    assert made.status_code == 200, made.text
+    assert (await quiet.delete(f"/api/feeds/{feed_id}")).json() == {"kept": 1, "removed": 1}
+    assert [a["id"] for a in (await quiet.get("/api/articles")).json()["items"]] == [marked]
+    assert len((await quiet.get(f"/api/articles/{marked}/highlights")).json()["items"]) == 1

@@ -181,9 +181,9 @@ def test_omnivore_zip_with_content_and_highlights():
     assert 'href="https://example.net/study"' in vanish.content_html
     assert vanish.notes == [
         Note("Half of the links in a study of old articles no longer worked.",
-             "Check the method: what counts as a dead link?"),
-        Note("What is saved\n\nstays readable."),
-        Note("A highlight without a note"),
+             "Check the method: what counts as a dead link?", highlight=True),
+        Note("What is saved\n\nstays readable.", highlight=True),
+        Note("A highlight without a note", highlight=True),
     ]
     newsletter = links["https://example.net/newsletter/42"]
     assert not newsletter.read and newsletter.tags == set() and "three things" in newsletter.content_html
@@ -222,8 +222,8 @@ def test_wallabag_json_content_annotations_and_states():
     assert "onerror" not in printing.content_html and "iframe" not in printing.content_html
     assert 'src="https://history.example/press.jpg"' in printing.content_html
     assert printing.notes == [Note("every copy was made by hand", "Compare with the telegraph.",
-                                   utc("2019-02-15T08:00:00")),
-                              Note("The printing press", None, utc("2019-02-15T09:00:00"))]
+                                   utc("2019-02-15T08:00:00"), highlight=True),
+                              Note("The printing press", None, utc("2019-02-15T09:00:00"), highlight=True)]
     hammer = links["https://tools.example/hammer"]
     assert hammer.tags == {"tools"} and hammer.title == "" and not hammer.read and not hammer.starred
     assert hammer.content_html is None  # wallabag could not fetch it: its apology is not the article

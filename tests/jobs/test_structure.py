@@ -130,7 +130,7 @@ def test_reader_clean_gives_the_workers_result_and_goes_on_past_a_bad_file(tmp_p
     assert [line["file"] for line in lines] == [str(empty), str(missing), str(good)]
     assert lines[0]["error"] and lines[1]["error"]
     expected = clean_page(good.read_bytes(), "http://example.com/saved", None)
-    assert set(lines[2]) == {"file", "title", "author", "published", "site", "text", "html", "words"}
+    assert set(lines[2]) == {"file", "title", "author", "published", "site", "lead", "text", "figures", "html", "words"}
     assert {k: lines[2][k] for k in expected} == expected
     assert '<ol start="7">' in lines[2]["html"] and lines[2]["title"] == "A saved page"
 

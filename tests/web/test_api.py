@@ -11,7 +11,8 @@ import pytest
 
 from ..helpers import app_client, rss, wait_for
 
-FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "note", "articles", "unread", "folder"}
+FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "note", "articles", "unread", "folder",
+             "paused_until"}
 ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error",
                 "read", "starred", "added_at", "tags"}
 QUEUE_KEYS = {"id", "position", "lane", "title", "url", "wait_seconds"}
@@ -23,7 +24,7 @@ KIND_KEYS = {"started", "cached", "failed", "abandoned", "running", "bytes"}
 def ledger(stats: dict) -> dict:
     """The ledger's counts over every kind of run (the answer also has bytes and kinds)."""
     return {key: stats[key] for key in LEDGER_KEYS}
-CONTENT_KEYS = {"id", "title", "author", "published", "html", "text", "words"}
+CONTENT_KEYS = {"id", "title", "author", "published", "lead", "html", "text", "figures", "words"}
 RSS = {"Content-Type": "application/rss+xml"}
 EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 
@@ -429,6 +430,27 @@ async def test_content_is_extracted_on_first_request_and_served_from_cache_after
     runs = await quiet.app.state.reader._store.runs()
     assert [(r["article_id"], r["lane"], r["outcome"]) for r in runs] == [(ids[0], "direct", "cached")]
     assert (await article(quiet, ids[0]))["state"] == "ready"
+
+
+async def test_content_names_the_lead_and_the_figures_and_its_text_is_the_body(quiet, pages):
+    lead = "The harbour reopens next spring after two years of works, and the fleet returns to its moorings."
+    caption = "The harbour at dawn, seen from the lighthouse on the northern pier"
+    prose = [f"Paragraph {i} of the harbour report carries enough ordinary words to read as prose, with "
+             f"clauses, commas and a full stop at the end of it." for i in range(8)]
+    body = "".join(f"<p>{p}</p>" for p in prose[:4]) + (
+        f'<figure><img src="/dawn.jpg" alt="The harbour"><figcaption>{caption}</figcaption></figure>') + "".join(
+        f"<p>{p}</p>" for p in prose[4:])
+    _, ids = await subscribe(quiet, pages, ["dek"])
+    pages.add("/dek.html", f"""<!doctype html><html><head><meta charset="utf-8"><title>The harbour report</title>
+</head><body><div class="article-header"><h1>The harbour report</h1><p class="standfirst">{lead}</p></div>
+<div class="row"><div class="article-body">{body}</div><div class="side"><p>Sidebar</p></div></div></body></html>""")
+    content = (await quiet.get(f"/api/articles/{ids[0]}/content")).json()
+    assert content["lead"] == lead
+    assert [f["caption"] for f in content["figures"]] == [caption]
+    assert lead in content["html"] and caption in content["html"]
+    assert lead not in content["text"] and caption not in content["text"]
+    assert all(p in content["text"] for p in prose)
+    assert content["words"] == len(content["text"].split())
 
 
 async def test_content_of_a_page_that_cannot_be_fetched_is_502_and_marks_the_article_failed(quiet, pages):

@@ -266,3 +266,15 @@ async def test_another_sites_page_sending_the_person_to_the_edition_marks_nothin
 
 async def _all_read(client: httpx.AsyncClient, *ids: int) -> bool:
     return not any([await unread(client, i) for i in ids])
+
+
+async def test_an_article_book_marks_its_highlights_and_lists_them_at_its_end(settings, pages) -> None:
+    async with app_client(settings) as client:
+        _, [a] = await subscribe(client, pages, ["a"])
+        await make_ready(client, a)
+        made = await client.post(f"/api/articles/{a}/highlights", json={"quote": "marker-a", "note": "<i>why</i>"})
+        assert made.status_code == 200, made.text
+        parts = check_book((await client.get(f"/articles/{a}.epub")).content)  # valid XHTML, as before
+        chapter = parts["documents"][parts["chapters"][1]]
+        assert [m.text for m in chapter.iter(f"{{{NS['x']}}}mark")] == ["marker-a"]
+        assert "Highlights" in text_of(chapter) and "<i>why</i>" in text_of(chapter)

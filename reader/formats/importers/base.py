@@ -43,11 +43,17 @@ class ImportFileError(Invalid):
 
 @dataclass(slots=True)
 class Note:
-    """A highlight or an annotation: the quoted text, the reader's own comment on it."""
+    """A highlight or an annotation: the quoted text, the reader's own comment on it.
+    `highlight`: the text is a quote of the article (Omnivore's, wallabag's), which
+    becomes a highlight placed in the article's text; else it stays a note (Instapaper's
+    selection, Pocket's, a note on the whole article)."""
 
     text: str
     comment: str | None = None
     created_at: float | None = None  # epoch seconds
+    highlight: bool = False
+    prefix: str = ""  # the quote's context, where the file keeps it
+    suffix: str = ""
 
 
 @dataclass(slots=True)
@@ -104,6 +110,7 @@ class FeedRecord:
     title: str = ""  # "" when the file gave no name (the feed's own is used)
     site_url: str | None = None
     folder: tuple[str, ...] = ()  # the folder outlines around it, outermost first
+    paused_until: float | None = None  # reader's own: hidden until then (written as pausedUntil)
 
     @property
     def folder_name(self) -> str | None:

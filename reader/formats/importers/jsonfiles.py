@@ -105,7 +105,7 @@ def parse_wallabag(document: list[Any], collector: Collector) -> None:
             comment = long_text(annotation.get("text"), MAX_NOTE)
             if quote or comment:
                 notes.append(Note(quote or comment or "", comment if quote else None,
-                                  _note_time(annotation.get("created_at"))))
+                                  _note_time(annotation.get("created_at")), highlight=bool(quote)))
         authors = entry.get("published_by")
         author = ", ".join(a for a in authors if isinstance(a, str)) if isinstance(authors, list) else authors
         content = None if _flag(entry.get("is_not_parsed")) else entry.get("content")
@@ -188,7 +188,7 @@ def parse_omnivore_highlights(markdown: str) -> list[Note]:
             finish()
             comment = []
             lines = [line[1:].removeprefix(" ") if line.startswith(">") else line for line in block.split("\n")]
-            current = Note(long_text("\n".join(lines), MAX_NOTE) or "")
+            current = Note(long_text("\n".join(lines), MAX_NOTE) or "", highlight=True)
         elif current is not None:
             words = block.split()
             if not comment and words and all(w.startswith("#") for w in words):

@@ -43,14 +43,19 @@ async def save_article(request: Request) -> Response:
 
 
 async def article_content(request: Request) -> Response:
-    """GET /api/articles/{id}/content: the cleaned text, cleaned now if it is not. A link on
+    """GET /api/articles/{id}/content: the cleaned text, cleaned now if it is not: its HTML,
+    the body's plain text and word count, and the lead (the dek) and the figures with their
+    captions, read from the HTML (`text` holds neither; an article cleaned before leads were
+    marked has its dek in the text and no lead). A link on
     another site's page (a top-level navigation carries the session cookie) gets the text if
     it is there and otherwise 403 {"error"}, with nothing started (Reader.open decides)."""
     article_id = path_id(request)
     content = await reader_of(request).open(article_id, by=opened_by(request))
+    parts = content.parts()
     return JSONResponse({
         "id": article_id, "title": content.title, "author": content.author, "published": content.published,
-        "html": content.html, "text": content.text, "words": content.words,
+        "lead": parts["lead"], "html": content.html, "text": content.text, "figures": parts["figures"],
+        "words": content.words,
     })
 
 

@@ -84,7 +84,7 @@ def feed_json(f: Feed) -> dict[str, Any]:
     return {
         "id": f.id, "url": f.url, "title": f.title, "site_url": f.site_url,
         "refreshed_at": f.refreshed_at, "error": f.error, "note": f.note, "articles": f.articles, "unread": f.unread,
-        "folder": f.folder,
+        "folder": f.folder, "paused_until": f.paused_until,
     }
 
 

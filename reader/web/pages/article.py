@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ...core import ArticleFilter
+from ...core.highlights import COLORS, painted, shown
 from ...records import ArticlePage
 from ..forms import list_name, list_of, list_url
 from ..kept import page_key, ready_page
@@ -42,6 +43,9 @@ async def read(request: Request) -> Response:
     if opened.unchanged and reader.changes_with_version(f):
         key = page_key(reader, article_id, request.scope.get("reader.csrf", ""), carry)
     through = await _through(request, page, f, carry, count)
+    if opened.content is not None and page.highlights:
+        # the marks painted over the text, so reading them needs no JavaScript
+        through["marked_html"] = painted(opened.content.html, opened.content.text, page.highlights)
     # a page that says a write failed is this open's alone: rendered, never kept
     if opened.content is not None and opened.error is None and opened.unsaved is None:
         return ready_page(request, opened.article, opened.content, through,
@@ -56,14 +60,14 @@ async def _through(request: Request, page: ArticlePage, f: ArticleFilter, carry:
     from (read with it), the parameter that keeps that list on their links, the
     article's notes and the nav's count (read now if `reading_count` is None)."""
     back = list_url(f) if carry else "/"
-    shown = {"reading_count": reading_count} if reading_count is not None else await nav(request)
+    around = {"reading_count": reading_count} if reading_count is not None else await nav(request)
     # highlights and annotations brought from other apps; a tuple, so a page's version hashes it
     notes = tuple((n["text"], n["comment"], n["created_at"]) for n in page.notes)
     # the back link is named after where it goes: the list the article was opened from
     back_name = (list_name(f)[:1].upper() + list_name(f)[1:]) if carry else "headlines"
     return {"prev": page.prev, "next": page.next, "carry": carry, "back": back, "back_name": back_name,
             "list_name": list_name(f), "reading_list": f.is_reading_list,
-            "notes": notes, **shown}
+            "highlights": shown(page.highlights), "colors": COLORS, "notes": notes, **around}
 
 
 async def reading_body(request: Request) -> Response:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -143,7 +144,7 @@ async def render_feeds(request: Request, status: int = 200, **context: Any) -> R
     if "feeds" not in context:
         context["feeds"] = await reader.feeds()
     return render(request, "feeds.html", status=status, bookmarklet=bookmarklet(request),
-                  folders=_folders(context["feeds"], await reader.unread_per_folder()), **context, **await nav(request))
+                  folders=_folders(context["feeds"], await reader.unread_per_folder()), now=time.time(), **context, **await nav(request))
 
 
 async def _edit_feed(request: Request, field: str,
