@@ -333,9 +333,12 @@
 
   function openOriginal(scope) {
     // the card's "original" link (behind its menu; never clicked, so no menu has to open)
-    var link = scope && scope.querySelector('a[data-key="v"], a[rel~="noopener"][href^="http"]');
-    if (!link) return false;
-    window.open(link.href, "_blank", "noopener,noreferrer");
+    // a row names its original in data-url (its link is in the menu, filled when opened)
+    var url = scope && scope.getAttribute && scope.getAttribute("data-url");
+    var link = !url && scope && scope.querySelector('a[data-key="v"], a[rel~="noopener"][href^="http"]');
+    if (link) url = link.href;
+    if (!url) return false;
+    window.open(url, "_blank", "noopener,noreferrer");
     return true;
   }
   function markPageRead() {
