@@ -250,6 +250,8 @@ class ArticlePage:
     version: int = 0
     # its highlights (schema v16) in the order of the text, detached ones last
     highlights: list[dict[str, Any]] = field(default_factory=list)
+    # the same as read (a JSON list): what their marks on the page are kept by
+    highlights_key: str = "[]"
 
 
 @dataclass(frozen=True)

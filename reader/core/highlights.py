@@ -19,6 +19,7 @@ import json
 import math
 import re
 import zipfile
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import urlencode
@@ -29,6 +30,7 @@ from ..clean.anchors import MAX_CONTEXT, Mark, paint
 from ..clean.sanitize import valid_text
 from ..errors import Invalid, NotFound
 from ..params import MAX_LIMIT
+from ..records import Content
 from ..store import Store, fts_query
 
 MAX_QUOTE = 5_000  # characters a highlight's quote may have
@@ -320,6 +322,43 @@ def _painted(html: str, text: str, marks: tuple[Mark, ...]) -> str:
     """Kept for the next render of the same article: any change in the library (a star on
     another article) renders a page again, and painting is most of what 50 marks cost it."""
     return paint(html, text, marks)
+
+
+class PageMarks(NamedTuple):
+    """What the reader view shows of an article's highlights: each as `Shown`, the list
+    items of those placed and of those detached, and the text with its marks (None when
+    nothing is placed in it)."""
+
+    shown: tuple[Shown, ...]
+    placed: Markup
+    detached: Markup
+    body: Markup | None
+
+
+def page_marks(key: str, highlights: Sequence[Mapping[str, Any]], content: Content) -> PageMarks:
+    """The marks of an article's page, kept by `key` (its highlights as read, which any
+    change to one of them changes: ArticlePage.highlights_key) and by its text's version
+    (the article, its cleaning time and lengths, as a page's ETag counts it). A page is
+    rendered again after any change in the library; with 50 highlights their list items
+    and the painted text were most of a render (and finding the painting again by the
+    whole text, hashed, ~100 µs)."""
+    version = (key, content.article_id, content.cleaned_at, len(content.html), len(content.text))
+    found = _kept_marks.get(version)
+    if found is not None:
+        _kept_marks.move_to_end(version)
+        return found
+    every = shown(highlights)
+    found = _kept_marks[version] = PageMarks(
+        every, Markup("".join(list_item(h) for h in every if not h.detached)),
+        Markup("".join(list_item(h) for h in every if h.detached)),
+        painted(content.html, content.text, highlights) if any(not h.detached for h in every) else None)
+    while len(_kept_marks) > KEPT_MARKS:
+        _kept_marks.popitem(last=False)
+    return found
+
+
+KEPT_MARKS = 32  # a page's marks and list are ~50 KB with 50 highlights
+_kept_marks: OrderedDict[tuple[str, int, float, int, int], PageMarks] = OrderedDict()
 
 
 # -- taken anywhere: Markdown for notes apps, Readwise's CSV ---------------------------------

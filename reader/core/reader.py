@@ -767,13 +767,13 @@ class Reader:
         if row is None:
             raise NotFound("no such article")
         notes, count, version = row.pop("notes"), row.pop("reading_count"), row.pop("version")
-        marked = row.pop("highlights")
+        marked, marked_key = row.pop("highlights"), row.pop("highlights_key")
         prev, nxt = (Link(**side) if (side := row.pop(name)) else None for name in ("prev", "next"))
         [article] = await self._with_waits([row], tagged=True)
         if within.q:
             prev, nxt = await self._search_neighbours(within, article_id)
         return ArticlePage(article, Content.from_row(content) if content is not None else None, notes, count,
-                           prev, nxt, version, marked)
+                           prev, nxt, version, marked, marked_key)
 
     async def page_version(self, article_id: int) -> tuple[int, bool]:
         """Whether a page of this article rendered before still shows what it would now,
