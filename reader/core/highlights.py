@@ -30,7 +30,7 @@ from ..clean.anchors import MAX_CONTEXT, Mark, paint
 from ..clean.sanitize import valid_text
 from ..errors import Invalid, NotFound
 from ..params import MAX_LIMIT
-from ..records import Content
+from ..records import ArticlePage, Content
 from ..store import Store, fts_query
 
 MAX_QUOTE = 5_000  # characters a highlight's quote may have
@@ -335,30 +335,33 @@ class PageMarks(NamedTuple):
     body: Markup | None
 
 
-def page_marks(key: str, highlights: Sequence[Mapping[str, Any]], content: Content) -> PageMarks:
-    """The marks of an article's page, kept by `key` (its highlights as read, which any
-    change to one of them changes: ArticlePage.highlights_key) and by its text's version
-    (the article, its cleaning time and lengths, as a page's ETag counts it). A page is
-    rendered again after any change in the library; with 50 highlights their list items
-    and the painted text were most of a render (and finding the painting again by the
-    whole text, hashed, ~100 µs)."""
-    version = (key, content.article_id, content.cleaned_at, len(content.html), len(content.text))
-    found = _kept_marks.get(version)
-    if found is not None:
-        _kept_marks.move_to_end(version)
+class KeptMarks:
+    """The marks of the pages of the articles opened last, each kept by its highlights'
+    version (ArticlePage.highlights_version: the library's version when they last
+    changed, whoever changed them) and its text's version (the article, its cleaning time
+    and lengths, as a page's ETag counts it). A page is rendered again after any change in
+    the library; with 50 highlights, their list items and the painted text were most of
+    a render. One per Reader: the versions are one database's."""
+
+    def __init__(self, size: int = 32) -> None:  # a page's marks and list: ~50 KB with 50
+        self.size = size
+        self._kept: OrderedDict[tuple[int, int, float, int, int], PageMarks] = OrderedDict()
+
+    def of(self, page: ArticlePage, content: Content) -> PageMarks:
+        version = (page.highlights_version, content.article_id, content.cleaned_at, len(content.html),
+                   len(content.text))
+        found = self._kept.get(version)
+        if found is not None:
+            self._kept.move_to_end(version)
+            return found
+        every = shown(page.highlights)
+        found = self._kept[version] = PageMarks(
+            every, Markup("".join(list_item(h) for h in every if not h.detached)),
+            Markup("".join(list_item(h) for h in every if h.detached)),
+            painted(content.html, content.text, page.highlights) if any(not h.detached for h in every) else None)
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
         return found
-    every = shown(highlights)
-    found = _kept_marks[version] = PageMarks(
-        every, Markup("".join(list_item(h) for h in every if not h.detached)),
-        Markup("".join(list_item(h) for h in every if h.detached)),
-        painted(content.html, content.text, highlights) if any(not h.detached for h in every) else None)
-    while len(_kept_marks) > KEPT_MARKS:
-        _kept_marks.popitem(last=False)
-    return found
-
-
-KEPT_MARKS = 32  # a page's marks and list are ~50 KB with 50 highlights
-_kept_marks: OrderedDict[tuple[str, int, float, int, int], PageMarks] = OrderedDict()
 
 
 # -- taken anywhere: Markdown for notes apps, Readwise's CSV ---------------------------------

@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ...core import ArticleFilter
-from ...core.highlights import COLORS, page_marks, shown
+from ...core.highlights import COLORS, shown
 from ...records import ArticlePage
 from ..forms import list_name, list_of, list_url
 from ..kept import page_key, ready_page
@@ -49,7 +49,7 @@ async def read(request: Request) -> Response:
     if opened.content is not None and page.highlights:
         # the marks painted over the text, so reading them needs no JavaScript; with their
         # list items, kept from the last render with the same highlights and text
-        marks = page_marks(page.highlights_key, page.highlights, opened.content)
+        marks = reader.marks.of(page, opened.content)
         through.update(highlights=marks.shown, highlight_items=(marks.placed, marks.detached))
         if marks.body is not None:
             through["marked_html"] = marks.body
