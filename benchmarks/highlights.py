@@ -4,10 +4,10 @@
   text, title and feed) with none, on one server, interleaved request by request, both
   already read: kept (the page rendered before and still current, reader/web/kept.py),
   fresh (the library's version raised before every request by starring and unstarring a
-  third article, so both pages are rendered again, as after any change in the library;
-  the painted text is kept apart by its marks, so this is the render), and repainted (a
-  highlight's color changed before every request, on the article with highlights for its
-  requests and on a third article for the other's, so its marks are painted anew);
+  third article, so both pages are rendered again, as after any change in the library),
+  and repainted (a highlight's color and length changed before every request, to a shape
+  it had last 388 changes ago, on the article with highlights for its requests and on a third article
+  for the other's, so its marks are painted anew);
 - the highlights page's first page at 10,000 highlights against 100, two identical
   servers (same library, same settings) interleaved request by request.
 
@@ -140,9 +140,13 @@ def _open_rows(db: Path) -> list[Row]:
         writer.execute("UPDATE articles SET starred_at = CASE WHEN starred_at IS NULL THEN 1 END WHERE id = ?",
                        (others[1],))
 
-    def recolor(highlight: int) -> Callable[[], None]:
+    def reshape(highlight: int) -> Callable[[], None]:
+        """Its color and length changed, to a shape it had last 388 changes ago (a painting
+        kept by its marks, 32 of them, would be found again)."""
         def change() -> None:
-            writer.execute("UPDATE highlights SET color = ? WHERE id = ?", (COLORS[next(flips) % 4], highlight))
+            k = next(flips)
+            writer.execute("UPDATE highlights SET color = ?, end_offset = start_offset + ? WHERE id = ?",
+                           (COLORS[k % 4], 20 + k % 97, highlight))
         return change
 
     marked, bare = f"/articles/{article}", f"/articles/{twin}"
@@ -156,7 +160,7 @@ def _open_rows(db: Path) -> list[Row]:
                 without = expect(b.get(bare), 200, bare).body
                 kept = interleaved({"marked": (a, marked), "bare": (b, bare)}, OPENS, warmup=50)
                 fresh = _after_changes({"marked": (a, marked, bump), "bare": (b, bare, bump)}, FRESH)
-                painted = _after_changes({"marked": (a, marked, recolor(mine)), "bare": (b, bare, recolor(theirs))},
+                painted = _after_changes({"marked": (a, marked, reshape(mine)), "bare": (b, bare, reshape(theirs))},
                                          FRESH)
     finally:
         writer.close()
@@ -166,8 +170,8 @@ def _open_rows(db: Path) -> list[Row]:
     for results, how, target in (
             (kept, "kept (rendered before and current)", OPEN_TARGET),
             (fresh, "rendered afresh (the library's version raised before each request)", OPEN_TARGET),
-            (painted, ("painted afresh (a highlight's color changed before each request: on this article for "
-                       "its requests, on another for the other's)"), None)):
+            (painted, ("painted afresh (a highlight's color and length changed before each request, to a shape "
+                       "it had last 388 changes ago: on this article for its requests, on another for the other's)"), None)):
         m, n = results["marked"], results["bare"]
         r50 = ratio(pct(m, 50), pct(n, 50))
         rows.append(Row("highlights", f"open {what}, {how}, sequential, interleaved, {len(m)} requests each",
