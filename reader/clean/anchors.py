@@ -400,31 +400,40 @@ def _squeezed_map(plain: Squeezed, dom: Squeezed) -> list[int] | None:
     return mapped
 
 
-def _letters_before(text: str, offsets: Sequence[int]) -> list[int]:
-    """How many letters (characters other than whitespace) `text` has before each of these
-    offsets (ascending), counted in one pass."""
+def _letters_in(text: str, start: int, end: int, plain_spaces: bool) -> int:
+    """How many letters (characters other than whitespace) text[start:end] has. With
+    `plain_spaces` (its only whitespace is spaces and newlines) they are counted in place,
+    without a copy of the slice or of its words."""
+    if plain_spaces:
+        end = min(end, len(text))
+        return max(0, end - start) - text.count(" ", start, end) - text.count("\n", start, end)
+    return len(squeeze(text[start:end]))
+
+
+def _letters_before(text: str, offsets: Sequence[int], plain_spaces: bool) -> list[int]:
+    """How many letters `text` has before each of these offsets (ascending), counted in
+    one pass."""
     out, at, count = [], 0, 0
     for offset in offsets:
-        count += len(squeeze(text[at:offset]))
+        count += _letters_in(text, at, offset, plain_spaces)
         at = offset
         out.append(count)
     return out
 
 
-def _letter_offsets(text: str, letters: Sequence[int]) -> list[int]:
+def _letter_offsets(text: str, letters: Sequence[int], plain_spaces: bool) -> list[int]:
     """The offset in `text` of each of these letters (ascending squeezed indexes, each
     within the text), found in one pass: a step takes in as many characters as letters
-    are still to pass (one slice squeezed by str.split), so it never passes the letter
-    sought, and the few steps left are over the spaces it took in."""
+    are still to pass, so it never passes the letter sought, and the few steps left are
+    over the spaces it took in."""
     out, at, count = [], 0, 0  # count: the letters in text[:at]
     for q in letters:
         need = q - count
         while need > 0:
-            chunk = text[at:at + need]
-            if not chunk:
+            if at >= len(text):
                 raise IndexError(q)
-            got = len(squeeze(chunk))
-            at, count, need = at + len(chunk), count + got, need - got
+            got = _letters_in(text, at, at + need, plain_spaces)
+            at, count, need = min(at + need, len(text)), count + got, need - got
         found = _LETTER.search(text, at)
         assert found is not None  # q is a letter of the text
         at = found.start()
@@ -432,22 +441,35 @@ def _letter_offsets(text: str, letters: Sequence[int]) -> list[int]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Canvas:
+    html: _Html
+    same: bool  # the HTML's text has the plain text's letters
+    plain_spaces: tuple[bool, bool]  # the plain text's and the HTML's: no whitespace but spaces and newlines
+
+
+def _plain_spaces(text: str, squeezed: str) -> bool:
+    return len(squeezed) == len(text) - text.count(" ") - text.count("\n")
+
+
 @functools.lru_cache(maxsize=16)
-def _canvas(fragment: str, plain: str) -> tuple[_Html, bool]:
-    """The HTML cut into its text runs, and whether its text has the plain text's letters
-    (the usual case: the plain text is made from this HTML). Kept for the next painting
-    of the same text (a highlight made or changed paints its article again): the two
-    were a quarter of a painting."""
+def _canvas(fragment: str, plain: str) -> _Canvas:
+    """The HTML cut into its text runs, whether its text has the plain text's letters (the
+    usual case: the plain text is made from this HTML), and whether letters can be counted
+    in each by counting spaces. Kept for the next painting of the same text (a highlight
+    made or changed paints its article again): they were a quarter of a painting."""
     html = _Html(fragment)
-    return html, squeeze(plain) == squeeze(html.text)
+    ours, theirs = squeeze(plain), squeeze(html.text)
+    return _Canvas(html, ours == theirs, (_plain_spaces(plain, ours), _plain_spaces(html.text, theirs)))
 
 
-def _by_letters(plain: str, dom: str, marks: Sequence[Mark]) -> list[tuple[int, int, Mark]]:
+def _by_letters(plain: str, dom: str, marks: Sequence[Mark],
+                plain_spaces: tuple[bool, bool]) -> list[tuple[int, int, Mark]]:
     """The marks' [start, end) in the HTML's text `dom`, which has the plain text's
     letters. Every offset is found in one pass over each text, where finding each on its
     own (Squeezed) cost more than the rest of painting."""
     ends = sorted({o for m in marks for o in (max(0, min(m.start, len(plain))), max(0, min(m.end, len(plain))))})
-    letters = dict(zip(ends, _letters_before(plain, ends), strict=True))
+    letters = dict(zip(ends, _letters_before(plain, ends, plain_spaces[0]), strict=True))
     wanted: list[tuple[int, int, Mark]] = []
     for mark in marks:
         qs = letters[max(0, min(mark.start, len(plain)))]
@@ -455,7 +477,7 @@ def _by_letters(plain: str, dom: str, marks: Sequence[Mark]) -> list[tuple[int, 
         if qe > qs:
             wanted.append((qs, qe, mark))
     places = sorted({q for qs, qe, _ in wanted for q in (qs, qe - 1)})
-    found = dict(zip(places, _letter_offsets(dom, places), strict=True))
+    found = dict(zip(places, _letter_offsets(dom, places, plain_spaces[1]), strict=True))
     return [(found[qs], found[qe - 1] + 1, mark) for qs, qe, mark in wanted]
 
 
@@ -486,9 +508,11 @@ def paint(fragment: str, plain: str, marks: Sequence[Mark]) -> str:
     each highlight has id="hl-ID", which a link to it scrolls to."""
     if not marks:
         return fragment
-    html, same = _canvas(fragment, plain)
+    canvas = _canvas(fragment, plain)
+    html = canvas.html
     ordered = sorted(marks, key=lambda m: (m.start, m.id))
-    spans = _by_letters(plain, html.text, ordered) if same else _aligned(plain, html.text, ordered)
+    spans = (_by_letters(plain, html.text, ordered, canvas.plain_spaces) if canvas.same
+             else _aligned(plain, html.text, ordered))
     parts = list(html.parts)  # the kept cut stays as it is
     # Elementary stretches: between two consecutive ends of spans (or of text runs), the
     # same marks cover, swept from left to right.

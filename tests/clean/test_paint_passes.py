@@ -37,3 +37,14 @@ def test_painting_the_same_text_again_starts_from_the_unpainted_html():
     assert marked(first) == [("1", "first")]
     assert marked(second) == [("2", "second")]  # the first painting's mark is not in it
     assert paint(HTML, text, []) == HTML
+
+
+def test_other_spaces_are_counted_as_spaces_too():
+    """No-break spaces and tabs (letters are then counted by str.split, not by counting
+    spaces and newlines)."""
+    html = "<p>Before\u00a0the\tmark, then after it.</p><p>Next&nbsp;one.</p>"
+    text = plain_text(html)
+    assert "\u00a0" not in text  # folded in the plain text, kept in the HTML's text runs
+    marks = [Mark(1, text.index("the"), text.index("mark") + 4, "yellow"),
+             Mark(2, text.index("Next"), text.index("one.") + 4, "blue")]
+    assert marked(paint(html, text, marks)) == [("1", "the\tmark"), ("2", "Next&nbsp;one.")]
