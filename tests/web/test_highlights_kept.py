@@ -1,6 +1,6 @@
 """The reader view keeps an article's marks and highlight list from its last render
-(core/highlights.py's page_marks, by the highlights as read and the text's version): every
-change to a highlight, or to the text, shows on the next open, whoever made it."""
+(core/highlights.py's KeptMarks, by its highlights' version, schema v18, and its text's):
+every change to a highlight, or to the text, shows on the next open, whoever made it."""
 
 from __future__ import annotations
 
