@@ -258,6 +258,9 @@ class ArticlePage:
     version: int = 0
     # its highlights (schema v16) in the order of the text, detached ones last
     highlights: list[dict[str, Any]] = field(default_factory=list)
+    # the library's version when they last changed (schema v18; 0: never had one), by
+    # which their marks on the page are kept
+    highlights_version: int = 0
 
 
 @dataclass(frozen=True)

@@ -291,6 +291,7 @@ class Reader:
         self._cleaner = cleaner
         self._worker = worker
         self._lane = DirectLane(cleaner, self.article)
+        self.marks = highlights.KeptMarks()  # the reader view's marks of the articles opened last
         self.imports: dict[int, ImportJob] = {}  # the web form's imports, the latest few
         self._import_tasks: set[asyncio.Task[None]] = set()
 
@@ -779,13 +780,13 @@ class Reader:
         if row is None:
             raise NotFound("no such article")
         notes, count, version = row.pop("notes"), row.pop("reading_count"), row.pop("version")
-        marked = row.pop("highlights")
+        marked, marked_at = row.pop("highlights"), row.pop("highlights_version")
         prev, nxt = (Link(**side) if (side := row.pop(name)) else None for name in ("prev", "next"))
         [article] = await self._with_waits([row], tagged=True)
         if within.q:
             prev, nxt = await self._search_neighbours(within, article_id)
         return ArticlePage(article, Content.from_row(content) if content is not None else None, notes, count,
-                           prev, nxt, version, marked)
+                           prev, nxt, version, marked, marked_at)
 
     async def page_version(self, article_id: int) -> tuple[int, bool]:
         """Whether a page of this article rendered before still shows what it would now,

@@ -56,12 +56,30 @@ _TAGS_COLUMN = """,
 _PAGE_COLUMNS = f"""{_TAGS_COLUMN},
     (SELECT json_group_array(json_array(n.id, n.text, n.comment, n.created_at)) FROM notes n
      WHERE n.article_id = a.id) AS x_notes,
+    (SELECT version FROM highlight_changes WHERE article_id = a.id) AS x_highlights_at,
+    CASE WHEN (SELECT version FROM highlight_changes WHERE article_id = a.id) IS :highlights_known THEN NULL ELSE
     (SELECT json_group_array(json_array(h.id, h.start_offset, h.end_offset, h.color, h.detached, h.quote,
-                                        h.note, json(h.tags), h.created_at))
-     FROM highlights h WHERE h.article_id = a.id) AS x_highlights,
+                                        h.note, h.tags, h.created_at))
+     FROM highlights h WHERE h.article_id = a.id) END AS x_highlights,
     {_READING_COUNT} AS x_reading_count,
     {_LIBRARY_VERSION} AS x_version
 """
+
+
+def _highlights(found: str) -> tuple[dict[str, Any], ...]:
+    """An article's highlights from the JSON its page's statement reads them as, in the
+    order of the text (detached ones last). Tags come as their stored JSON text: SQLite's
+    json() of each cost as much again as the rest."""
+    return tuple(
+        {"id": i, "start": start, "end": end, "color": color, "detached": bool(detached), "quote": quote,
+         "note": note, "tags": json.loads(tags), "created_at": created}
+        for i, start, end, color, detached, quote, note, tags, created
+        in sorted(json.loads(found), key=lambda h: (h[4], h[1] or 0, h[0])))
+
+
+# Articles whose highlights a store keeps as their page read them last (by article: the
+# version they were read at, in highlight_changes, and the highlights): the most recent.
+KEPT_HIGHLIGHTS = 64
 
 
 # The two orders a list can have, as row-value keys, and the same key for the article a
@@ -221,15 +239,19 @@ class ListFilter:
     folder: str | None = None
 
 
-def reading_statement(article_id: int, *, now: float, page: bool = False,
-                      around: ListFilter | None = None) -> tuple[str, dict[str, Any]]:
+def reading_statement(article_id: int, *, now: float, page: bool = False, around: ListFilter | None = None,
+                      highlights_known: int | None = None) -> tuple[str, dict[str, Any]]:
     """The statement of `ArticleStore.reading` (and, with `page`, of `reading_page`) and
     its parameters (apart, so that its query plan can be checked). The neighbours are
     keyset pages of one article each after and before it, as `list_articles` reads them,
     reduced to their id and title. All in one statement: every separate read is another
     trip to a read connection's thread, and under load those trips were most of what a
-    ready article's open cost (benchmarks/README.md)."""
+    ready article's open cost (benchmarks/README.md). `highlights_known`: the version
+    (highlight_changes) of the article's highlights the caller holds; they are read only
+    if they changed since."""
     params: dict[str, Any] = {"id": article_id, "now": now}
+    if page:
+        params["highlights_known"] = highlights_known
     extra = _PAGE_COLUMNS if page else ""
     if page and around is not None:
         for side, backwards in (("prev", True), ("next", False)):
@@ -283,7 +305,9 @@ class ArticleStore(StoreBase):
         `prev` and `next` (each {"id", "title"} or None): the articles before and after it
         in that list's order; and the library's `version` (see `page_version`) as of
         this read."""
-        sql, params = reading_statement(article_id, now=time.time(), page=True, around=around)
+        kept = self._kept_highlights.get(article_id)
+        sql, params = reading_statement(article_id, now=time.time(), page=True, around=around,
+                                        highlights_known=kept[0] if kept is not None else None)
         # a primary key and index seeks (the count walks the reading list's own index): quick
         # enough to read on the loop's thread
         rows = self._read_here(sql, params)
@@ -295,17 +319,31 @@ class ArticleStore(StoreBase):
             article["tags"] = [name for _, name in sorted(json.loads(article.pop("x_tags")))]
             article["notes"] = [{"text": text, "comment": comment, "created_at": created}
                                 for _, text, comment, created in sorted(json.loads(article.pop("x_notes")))]
-            article["highlights"] = [
-                {"id": i, "start": start, "end": end, "color": color, "detached": bool(detached), "quote": quote,
-                 "note": note, "tags": tags, "created_at": created}
-                for i, start, end, color, detached, quote, note, tags, created
-                in sorted(json.loads(article.pop("x_highlights")), key=lambda h: (h[4], h[1] or 0, h[0]))]
+            at, found = article.pop("x_highlights_at"), article.pop("x_highlights")
+            article["highlights"] = list(self._highlights_at(article_id, at, found, kept))
+            article["highlights_version"] = at or 0
             article["reading_count"] = article.pop("x_reading_count")
             article["version"] = article.pop("x_version")
             for side in ("prev", "next"):
                 found = article.pop(f"x_{side}", None)
                 article[side] = dict(zip(("id", "title"), json.loads(found))) if found else None
         return article, content
+
+    def _highlights_at(self, article_id: int, at: int | None, found: str | None,
+                       kept: tuple[int, tuple[dict[str, Any], ...]] | None) -> tuple[dict[str, Any], ...]:
+        """An article's highlights as its page's statement read them: decoded, or (None: not
+        read) those kept from before, still current (or none, for an article that never had
+        one). The dicts are shared by every page read while they are current: never
+        changed by their readers."""
+        if found is None:
+            return kept[1] if kept is not None and at is not None and kept[0] == at else ()
+        highlights = _highlights(found)
+        if at is not None:
+            self._kept_highlights[article_id] = (at, highlights)
+            self._kept_highlights.move_to_end(article_id)
+            while len(self._kept_highlights) > KEPT_HIGHLIGHTS:
+                self._kept_highlights.popitem(last=False)
+        return highlights
 
     async def page_version(self, article_id: int) -> tuple[int, bool] | None:
         """The library's version (schema v12) and whether the article is unread, in one

@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import sqlite3
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -211,6 +212,8 @@ class StoreBase:
         self._read_freed = asyncio.Condition()
         self._opening = 0
         self._here: sqlite3.Connection | None = None  # see _read_here
+        # see ArticleStore._highlights_at
+        self._kept_highlights: OrderedDict[int, tuple[int, tuple[dict[str, Any], ...]]] = OrderedDict()
         # Items a refresh takes from one feed at most; the app sets it from READER_FEED_ITEMS.
         self.feed_items = FEED_ITEMS
         # Compressed bytes of raw pages kept, all articles together; the app sets it from

@@ -938,11 +938,43 @@ async def _v18_to_v19(db: aiosqlite.Connection) -> None:
     await _move_runs(db, pairs)
 
 
+# Version 20: when each article's highlights last changed, as the library's version then
+# (kept by triggers): the reader view keeps an article's highlights and marks by it and
+# reads them again only when it moved. Articles with highlights start at today's version.
+SCHEMA_V20 = """
+CREATE TABLE highlight_changes (
+    article_id INTEGER PRIMARY KEY,
+    version    INTEGER NOT NULL
+);
+CREATE TRIGGER highlight_changes_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlight_changes (article_id, version) VALUES (new.article_id, (SELECT version FROM library_version))
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+END;
+CREATE TRIGGER highlight_changes_update AFTER UPDATE ON highlights BEGIN
+    INSERT INTO highlight_changes (article_id, version) VALUES (new.article_id, (SELECT version FROM library_version))
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+    INSERT INTO highlight_changes (article_id, version) SELECT old.article_id, (SELECT version FROM library_version)
+        WHERE old.article_id IS NOT new.article_id
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+END;
+CREATE TRIGGER highlight_changes_delete AFTER DELETE ON highlights BEGIN
+    INSERT INTO highlight_changes (article_id, version) VALUES (old.article_id, (SELECT version FROM library_version))
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+END;
+INSERT INTO highlight_changes (article_id, version)
+    SELECT DISTINCT article_id, (SELECT version FROM library_version) FROM highlights;
+"""
+
+
+async def _v19_to_v20(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V20)
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
     _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16,
-    _v16_to_v17, _v17_to_v18, _v18_to_v19]
+    _v16_to_v17, _v17_to_v18, _v18_to_v19, _v19_to_v20]
 
 
 # Tables every reader database has had since version 1.
