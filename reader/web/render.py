@@ -160,7 +160,7 @@ def _facts(a: Article, reading_list: bool) -> str:
     time, progress, status and a failure's advice. The reading list names the site an
     article is from and leaves out its age (it is in tap order); the others, the feed."""
     parts = [_STARRED if a.starred_at else "", "" if a.read_at else _UNREAD,
-             f'<span class="feed">{_text((_site(a.url) if reading_list else "") or a.feed_title or "saved")}</span>']
+             _text((_site(a.url) if reading_list else "") or a.feed_title or "saved")]
     if a.also_in:  # one story, several feeds: one card (store/feeds.py)
         parts.append(f' <span class="also-in">· also in {_text(", ".join(a.also_in))}</span>')
     for tag in a.tags:

@@ -52,7 +52,7 @@ async def test_a_story_two_feeds_carry_is_one_row_in_each_saying_also_in(page, l
             await page.goto(f"{live_server.url}/?feed={feed}")
             row = page.locator("article.card", has_text="The story")
             await expect(row).to_have_count(1)
-            await expect(row.locator(".feed")).to_have_text("Morning Paper")
+            await expect(row.locator(".meta")).to_contain_text("Morning Paper · also in Evening Paper")
             await expect(row.locator(".also-in")).to_have_text("· also in Evening Paper")
             await expect(page.locator("article.card")).to_have_count(2)
             assert await serious_findings(page) == [], (feed, view)
