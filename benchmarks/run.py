@@ -21,8 +21,8 @@ if __package__ in (None, ""):  # python benchmarks/run.py
 
 from benchmarks.common import BENCH_DIR, Row, machine, table  # noqa: E402
 
-ORDER = ["open_ready", "browse_scale", "sync_scale", "browse_under_load", "clean_cpu", "clean_quality", "clean_pages", "open_storm", "feeds_peer",
-         "memory", "take_throughput", "drain", "import_parse", "import_store"]
+ORDER = ["open_ready", "list_pages", "highlights", "browse_scale", "sync_scale", "browse_under_load", "clean_cpu", "clean_quality", "clean_pages", "open_storm", "feeds_peer",
+         "memory", "take_throughput", "drain", "import_parse", "import_store", "rules_refresh"]
 START, END = "<!-- RESULTS START -->", "<!-- RESULTS END -->"
 
 

@@ -6,9 +6,10 @@ apply)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from .clean.parts import Parts, read_parts
 
@@ -47,6 +48,8 @@ class Article:
     capacity: int | None = None  # articles the live workers clean at once, while queued
     snippet: str | None = None  # search results only: matches marked \x02 ... \x03
     tags: tuple[str, ...] = ()  # sorted by name, any case
+    words: int | None = None  # of the cleaned text, once there is one (a list's reading time)
+    also_in: tuple[str, ...] = ()  # the other feeds that carry the story, by name (schema v18)
     partial: str | None = None  # ready, but the text may be only the article's start: why
 
     @property
@@ -58,12 +61,21 @@ class Article:
     @classmethod
     def from_row(cls, row: Mapping[str, Any], **given: Any) -> Article:
         """The record of a store row; `given` are the fields the row does not hold (its
-        tags, its wait), so the record is made once, whole."""
-        values: dict[str, Any] = {f.name: row.get(f.name) for f in _ARTICLE_FIELDS if f.name not in given}
-        return cls(**values, **given)
+        tags, its wait), so the record is made once, whole. Its fields are written into it
+        directly: a frozen dataclass's __init__ sets each of its 29 through
+        object.__setattr__, which was a fifth of a list page's reads (50 records)."""
+        article = object.__new__(cls)
+        values = article.__dict__
+        for name in _ARTICLE_NAMES:
+            values[name] = row.get(name)
+        values.update(given)
+        if "also_in" not in given:  # the store's JSON array of names
+            values["also_in"] = tuple(sorted(json.loads(values.get("also_in") or "[]"), key=str.lower))
+        return article
 
 
 _ARTICLE_FIELDS = dataclasses.fields(Article)
+_ARTICLE_NAMES = tuple(f.name for f in _ARTICLE_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,7 @@ class Feed:
     error: str | None
     note: str | None = None  # about the last refresh, not a failure (items past the cap)
     folder: str | None = None  # nested folders joined by " / "
+    paused_until: float | None = None  # hidden and not counted unread until then (core/rules.py)
     articles: int | None = None  # counted only when asked for
     unread: int | None = None
 
@@ -89,6 +102,39 @@ class Feed:
 
 
 _FEED_FIELDS = dataclasses.fields(Feed)
+
+
+class FeedChoice(NamedTuple):
+    """A feed as a list's feed filter offers it: its name and how many unread it holds. A
+    tuple: a page makes 200 of them (a frozen dataclass cost 2 µs each) and hashes them."""
+
+    id: int
+    name: str
+    folder: str | None
+    unread: int
+
+
+@dataclass(frozen=True)
+class ListFacts:
+    """What a list's page shows around its articles, read together: the feeds (by name)
+    with their unread counts, the saved links' unread count, the newest article's id (a
+    bulk action's bound) and the reading list's length (the nav's count)."""
+
+    feeds: tuple[FeedChoice, ...]
+    saved_unread: int
+    newest: int
+    reading: int
+    total: int = 0  # unread articles, each once (a story several feeds carry counts in each of theirs)
+
+    def unread(self, *, feed_id: int | None = None, folder: str | None = None) -> int:
+        """Unread articles of one feed, of a folder's feeds (both: that feed if it is in
+        that folder), or (neither) of the whole library, saved links included. A folder's
+        sum counts a story two of its feeds carry twice: its exact count is the list's own
+        (core's unread_in counts it)."""
+        if feed_id is None and folder is None:
+            return self.total
+        return sum(f.unread for f in self.feeds
+                   if (feed_id is None or f.id == feed_id) and (folder is None or f.folder == folder))
 
 
 @dataclass(frozen=True)
@@ -214,6 +260,9 @@ class ArticlePage:
     version: int = 0
     # its highlights (schema v16) in the order of the text, detached ones last
     highlights: list[dict[str, Any]] = field(default_factory=list)
+    # the library's version when they last changed (schema v18; 0: never had one), by
+    # which their marks on the page are kept
+    highlights_version: int = 0
 
 
 @dataclass(frozen=True)

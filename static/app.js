@@ -10,7 +10,9 @@
      m read or unread, e done, v the original in a new tab, A mark the page read,
      u back to the list, ] / [ (and j/k) next / previous article while reading, g then
      u/r/s/f a list, / search, ? the list of keys. Actions click the card's own
-     buttons and links, so the forms (and htmx on them) stay the one way things happen. */
+     buttons and links, so the forms (and htmx on them) stay the one way things happen;
+   - a card's ⋯: the page's one menu, copied into the card and filled from it (fillMenu);
+   - the feed filter: a choice applies at once. */
 (function () {
   "use strict";
   var root = document.documentElement;
@@ -129,6 +131,8 @@
   }
   function clickIn(scope, selector) {
     var el = scope && scope.querySelector(selector);
+    // a card's star and queue first are in its menu, filled in when first asked for
+    if (!el && scope && scope.matches && scope.matches("article.card") && fillMenu(scope)) el = scope.querySelector(selector);
     if (el) { el.click(); return true; }
     return false;
   }
@@ -166,15 +170,151 @@
     var card = event.target && event.target.closest ? event.target.closest("article.card") : null;
     if (card) rememberCard(card);
   }, true);
-  // A row's "more" menu is a <details> (it works without JavaScript); with it, one menu is open
-  // at a time and a tap elsewhere or Esc closes it, as a menu does.
+  // -- a card's menu --------------------------------------------------------------------
+  // A card carries its facts (its id, its state and lane as classes, data-starred, data-done,
+  // data-url, its tag links) and a ⋯ button (templates/_card.html); the menu's forms are the
+  // page's one <template id="row-menu">, copied into the card the first time they are
+  // needed, filled from those facts and handed to htmx. A tap swaps the whole card, menu
+  // and all, for the server's new one. One menu is open at a time; a tap elsewhere or Esc
+  // closes it, as a menu does.
+  function fillMenu(card) {
+    var menu = card.querySelector(".more-menu");
+    if (menu) return menu;
+    var template = $("row-menu"), actions = card.querySelector(".actions");
+    if (!template || !actions) return null;
+    menu = template.content.firstElementChild.cloneNode(true);
+    var id = card.id.replace("card-", ""), state = /\bstate-(\w+)/.exec(card.className);
+    state = state ? state[1] : "";
+    var first = card.classList.contains("lane-next");
+    var forms = menu.querySelectorAll("form[data-do]");
+    for (var i = 0; i < forms.length; i++) {
+      var form = forms[i], path = "/articles/" + id + "/" + form.getAttribute("data-do");
+      form.setAttribute("action", path);
+      form.setAttribute("hx-post", path);  // into the card: the list's inherited target
+    }
+    var lane = menu.querySelector('form[data-do="queue"]');
+    if (state === "queued" && first) {  // back in line: no key, n is for queue first
+      lane.querySelector('input[name="lane"]').value = "normal";
+      var back = lane.querySelector("button");
+      back.textContent = "back in line";
+      back.removeAttribute("data-key");
+    } else if (state !== "new" && state !== "failed" && state !== "queued") {
+      lane.remove();  // being cleaned or ready: nothing to move in the line
+    }
+    var starred = card.hasAttribute("data-starred"), done = card.hasAttribute("data-done");
+    var isRead = card.getAttribute("data-read") === "yes";
+    var star = menu.querySelector('form[data-do="star"]'), read = menu.querySelector('form[data-do="read"]');
+    star.querySelector('input[name="value"]').value = starred ? "off" : "on";
+    star.querySelector("button").textContent = starred ? "unstar" : "star";
+    read.querySelector('input[name="value"]').value = isRead ? "off" : "on";
+    read.querySelector("button").textContent = isRead ? "mark unread" : "mark read";
+    // done is the reading list's own fact, so only a ready card has it (key e)
+    var finished = menu.querySelector('form[data-do="done"]');
+    if (state === "ready") {
+      finished.querySelector('input[name="done"]').value = done ? "0" : "1";
+      finished.querySelector("button").textContent = done ? "not done" : "done";
+    } else {
+      finished.remove();
+    }
+    menu.querySelector("a.button").href = card.getAttribute("data-url") || "";
+    var tags = Array.prototype.map.call(card.querySelectorAll(".meta a.tag"), function (a) {
+      return a.textContent.replace(/^#/, "");
+    });
+    menu.querySelector('input[name="tags"]').value = tags.join(", ");
+    menu.id = "menu-" + id;
+    menu.hidden = true;
+    actions.appendChild(menu);
+    if (window.htmx) window.htmx.process(menu);
+    var toggle = card.querySelector(".more-toggle");
+    if (toggle) toggle.setAttribute("aria-controls", menu.id);
+    return menu;
+  }
+  function openMenu(card, open) {
+    var toggle = card.querySelector(".more-toggle");
+    var menu = open ? fillMenu(card) : card.querySelector(".more-menu");
+    if (!toggle || !menu) return;
+    menu.hidden = !open;
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    if (open) {
+      var first = menu.querySelector("button, a[href]");
+      if (first) first.focus();
+    }
+  }
+  function openMenus() {
+    return Array.prototype.slice.call(document.querySelectorAll('article.card .more-toggle[aria-expanded="true"]'));
+  }
   function closeMenus(except) {
-    var open = document.querySelectorAll("details.more[open]");
-    for (var i = 0; i < open.length; i++) if (open[i] !== except) open[i].open = false;
+    openMenus().forEach(function (toggle) {
+      var card = toggle.closest("article.card");
+      if (card !== except) openMenu(card, false);
+    });
   }
   document.addEventListener("click", function (event) {
-    closeMenus(event.target && event.target.closest ? event.target.closest("details.more") : null);
+    var target = event.target && event.target.closest ? event.target : null;
+    var toggle = target && target.closest(".more-toggle");
+    var card = target && target.closest("article.card");
+    if (toggle && card) openMenu(card, toggle.getAttribute("aria-expanded") !== "true");
+    closeMenus(target && target.closest(".more-toggle, .more-menu") ? card : null);
   });
+  // Esc in an open menu (its fields too) closes it and gives the focus back to its ⋯.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var open = openMenus();
+    if (!open.length) return;
+    closeMenus(null);
+    open[0].focus();
+    event.preventDefault();
+  }, true);
+
+  // What only this script uses, it adds to the cards itself (a page of 50 carries less): each
+  // card its focus for j/k and its name (its title) when focused, each ⋯ its name ("More for
+  // <title>", #more-for and the card's h2) and its closed state, and each card's time its exact
+  // moment on hover. On every card the page gets, swapped or polled.
+  function dressCards() {
+    var plain = document.querySelectorAll("article.card:not([tabindex])");
+    for (var k = 0; k < plain.length; k++) {
+      var heading = plain[k].querySelector("h2[id]");
+      plain[k].tabIndex = -1;
+      if (heading) plain[k].setAttribute("aria-labelledby", heading.id);
+    }
+    var toggles = document.querySelectorAll("article.card .more-toggle:not([aria-expanded])");
+    for (var i = 0; i < toggles.length; i++) {
+      var card = toggles[i].closest("article.card"), title = card && card.querySelector("h2[id]");
+      toggles[i].type = "button";
+      toggles[i].setAttribute("aria-expanded", "false");
+      if (title) toggles[i].setAttribute("aria-labelledby", "more-for " + title.id);
+    }
+    var times = document.querySelectorAll("article.card time[datetime]:not([title])");
+    for (var j = 0; j < times.length; j++) {
+      var at = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)Z$/.exec(times[j].getAttribute("datetime"));
+      if (at) times[j].title = at[1] + " " + at[2] + " UTC";
+    }
+  }
+  document.addEventListener("htmx:after:swap", dressCards);
+  document.addEventListener("htmx:after:settle", dressCards);
+
+  // -- the feed filter ---------------------------------------------------------------------
+  // Choosing a feed shows it at once (Show is there only without JavaScript). Arrow keys on a
+  // closed select change it option by option: those wait for Enter or for the focus to leave.
+  function setupApplying() {
+    var selects = document.querySelectorAll("select[data-applies]");
+    for (var i = 0; i < selects.length; i++) applyOnChange(selects[i]);
+  }
+  function applyOnChange(select) {
+    var keyed = false, chosen = select.value;
+    function apply() {
+      keyed = false;
+      if (select.value === chosen || !select.form) return;
+      chosen = select.value;
+      if (select.form.requestSubmit) select.form.requestSubmit(); else select.form.submit();
+    }
+    select.addEventListener("keydown", function (event) {
+      if (event.key === "Enter") { event.preventDefault(); apply(); }
+      else if (/^(Arrow|Page|Home|End)/.test(event.key) || event.key.length === 1) keyed = true;
+    });
+    select.addEventListener("change", function () { if (!keyed) apply(); });
+    select.addEventListener("blur", function () { if (keyed) apply(); });
+  }
 
   function backToList() {
     if (!document.querySelector(".reading")) return false;
@@ -193,9 +333,12 @@
 
   function openOriginal(scope) {
     // the card's "original" link (behind its menu; never clicked, so no menu has to open)
-    var link = scope && scope.querySelector('a[data-key="v"], a[rel~="noopener"][href^="http"]');
-    if (!link) return false;
-    window.open(link.href, "_blank", "noopener,noreferrer");
+    // a row names its original in data-url (its link is in the menu, filled when opened)
+    var url = scope && scope.getAttribute && scope.getAttribute("data-url");
+    var link = !url && scope && scope.querySelector('a[data-key="v"], a[rel~="noopener"][href^="http"]');
+    if (link) url = link.href;
+    if (!url) return false;
+    window.open(url, "_blank", "noopener,noreferrer");
     return true;
   }
   function markPageRead() {
@@ -258,12 +401,6 @@
     if (typing(event.target)) return;
     var dialog = $("keys");
     if (dialog && dialog.open) return;  // the dialog's own keys (Esc, Tab) only
-    if (event.key === "Escape" && document.querySelector("details.more[open]")) {
-      var menu = document.querySelector("details.more[open]");
-      closeMenus(null);
-      menu.querySelector("summary").focus();
-      return;
-    }
     var key = event.key;
     var card = currentCard();
     var reading = document.querySelector(".reading");
@@ -331,6 +468,8 @@
 
   function start() {
     setupControls();
+    dressCards();
+    setupApplying();
     scrollablesFocusable();
     restoreCard();
     startWorker();

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import html
 import os
 import re
 import signal
@@ -94,6 +95,29 @@ async def state_of(client: httpx.AsyncClient, article_id: int) -> str:
 def card_ids(page: str) -> list[int]:
     """The ids of the cards on a rendered page, in page order."""
     return [int(i) for i in CARD_ID.findall(page)]
+
+
+def card_press(page: str, article_id: int, action: str) -> tuple[str, dict[str, str]] | None:
+    """What a browser without JavaScript posts when a card's `action` button (queue, retry,
+    unqueue) is pressed: the path and the fields. A queue or retry button belongs to the
+    page's one form (#tap) and posts to its own formaction; unqueue is a form of the card's
+    own. None if the card has no such button."""
+    card = re.search(rf'<article [^>]*\bid="card-{article_id}".*?</article>', page, re.DOTALL)
+    assert card, f"no card {article_id}"
+    path = f"/articles/{article_id}/{action}"
+    own = re.search(rf'<form [^>]*\baction="{re.escape(path)}".*?</form>', card.group(0), re.DOTALL)
+    if own:
+        return path, _hidden(own.group(0))
+    button = re.search(rf'<button [^>]*\bformaction="{re.escape(path)}"[^>]*>', card.group(0))
+    if not button:
+        return None
+    form = re.search(r'<form id="tap".*?</form>', page, re.DOTALL)
+    assert form and 'form="tap"' in button.group(0), "a formaction button outside the page's #tap form"
+    return path, _hidden(form.group(0))
+
+
+def _hidden(form: str) -> dict[str, str]:
+    return {k: html.unescape(v) for k, v in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form)}
 
 
 def assert_strict_csp(response: httpx.Response) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import functools
 import hashlib
 import html as htmlib
 import itertools
@@ -44,6 +45,7 @@ MAX_OCCURRENCES = 2000
 LONG_QUOTE = 800
 
 _WORD = re.compile(r"\S+")
+_LETTER = re.compile(r"\S")
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,19 +400,94 @@ def _squeezed_map(plain: Squeezed, dom: Squeezed) -> list[int] | None:
     return mapped
 
 
-def paint(fragment: str, plain: str, marks: Sequence[Mark]) -> str:
-    """The HTML with each mark's plain-text span wrapped in <mark class="hl" data-hl=ID>.
-    A span crossing elements becomes a <mark> in each text run it touches; runs of
-    whitespace alone (between blocks, where a <mark> would not be valid) are left as they
-    are. Where marks overlap, the one that starts later is on top. The first <mark> of
-    each highlight has id="hl-ID", which a link to it scrolls to."""
-    if not marks:
-        return fragment
+def _letters_in(text: str, start: int, end: int, plain_spaces: bool) -> int:
+    """How many letters (characters other than whitespace) text[start:end] has. With
+    `plain_spaces` (its only whitespace is spaces and newlines) they are counted in place,
+    without a copy of the slice or of its words."""
+    if plain_spaces:
+        end = min(end, len(text))
+        return max(0, end - start) - text.count(" ", start, end) - text.count("\n", start, end)
+    return len(squeeze(text[start:end]))
+
+
+def _letters_before(text: str, offsets: Sequence[int], plain_spaces: bool) -> list[int]:
+    """How many letters `text` has before each of these offsets (ascending), counted in
+    one pass."""
+    out, at, count = [], 0, 0
+    for offset in offsets:
+        count += _letters_in(text, at, offset, plain_spaces)
+        at = offset
+        out.append(count)
+    return out
+
+
+def _letter_offsets(text: str, letters: Sequence[int], plain_spaces: bool) -> list[int]:
+    """The offset in `text` of each of these letters (ascending squeezed indexes, each
+    within the text), found in one pass: a step takes in as many characters as letters
+    are still to pass, so it never passes the letter sought, and the few steps left are
+    over the spaces it took in."""
+    out, at, count = [], 0, 0  # count: the letters in text[:at]
+    for q in letters:
+        need = q - count
+        while need > 0:
+            if at >= len(text):
+                raise IndexError(q)
+            got = _letters_in(text, at, at + need, plain_spaces)
+            at, count, need = min(at + need, len(text)), count + got, need - got
+        found = _LETTER.search(text, at)
+        assert found is not None  # q is a letter of the text
+        at = found.start()
+        out.append(at)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Canvas:
+    html: _Html
+    same: bool  # the HTML's text has the plain text's letters
+    plain_spaces: tuple[bool, bool]  # the plain text's and the HTML's: no whitespace but spaces and newlines
+
+
+def _plain_spaces(text: str, squeezed: str) -> bool:
+    return len(squeezed) == len(text) - text.count(" ") - text.count("\n")
+
+
+@functools.lru_cache(maxsize=16)
+def _canvas(fragment: str, plain: str) -> _Canvas:
+    """The HTML cut into its text runs, whether its text has the plain text's letters (the
+    usual case: the plain text is made from this HTML), and whether letters can be counted
+    in each by counting spaces. Kept for the next painting of the same text (a highlight
+    made or changed paints its article again): they were a quarter of a painting."""
     html = _Html(fragment)
-    ours, theirs = Squeezed(plain), Squeezed(html.text)
+    ours, theirs = squeeze(plain), squeeze(html.text)
+    return _Canvas(html, ours == theirs, (_plain_spaces(plain, ours), _plain_spaces(html.text, theirs)))
+
+
+def _by_letters(plain: str, dom: str, marks: Sequence[Mark],
+                plain_spaces: tuple[bool, bool]) -> list[tuple[int, int, Mark]]:
+    """The marks' [start, end) in the HTML's text `dom`, which has the plain text's
+    letters. Every offset is found in one pass over each text, where finding each on its
+    own (Squeezed) cost more than the rest of painting."""
+    ends = sorted({o for m in marks for o in (max(0, min(m.start, len(plain))), max(0, min(m.end, len(plain))))})
+    letters = dict(zip(ends, _letters_before(plain, ends, plain_spaces[0]), strict=True))
+    wanted: list[tuple[int, int, Mark]] = []
+    for mark in marks:
+        qs = letters[max(0, min(mark.start, len(plain)))]
+        qe = letters[max(0, min(mark.end, len(plain)))]
+        if qe > qs:
+            wanted.append((qs, qe, mark))
+    places = sorted({q for qs, qe, _ in wanted for q in (qs, qe - 1)})
+    found = dict(zip(places, _letter_offsets(dom, places, plain_spaces[1]), strict=True))
+    return [(found[qs], found[qe - 1] + 1, mark) for qs, qe, mark in wanted]
+
+
+def _aligned(plain: str, dom: str, marks: Sequence[Mark]) -> list[tuple[int, int, Mark]]:
+    """The marks' [start, end) in the HTML's text when its letters differ from the plain
+    text's: each letter of theirs found in it as `_squeezed_map` aligns them."""
+    ours, theirs = Squeezed(plain), Squeezed(dom)
     mapped = _squeezed_map(ours, theirs)
-    spans: list[tuple[int, int, Mark]] = []  # [start, end) in the HTML's text
-    for mark in sorted(marks, key=lambda m: (m.start, m.id)):
+    spans: list[tuple[int, int, Mark]] = []
+    for mark in marks:
         qs, qe = ours.index(max(0, mark.start)), ours.index(min(len(plain), mark.end))
         if mapped is not None:
             inside = [k for k in mapped[qs:qe] if k >= 0]
@@ -420,6 +497,23 @@ def paint(fragment: str, plain: str, marks: Sequence[Mark]) -> str:
         if qe <= qs or qe > len(theirs.text):
             continue
         spans.append((theirs.pos(qs), theirs.pos(qe - 1) + 1, mark))
+    return spans
+
+
+def paint(fragment: str, plain: str, marks: Sequence[Mark]) -> str:
+    """The HTML with each mark's plain-text span wrapped in <mark class="hl" data-hl=ID>.
+    A span crossing elements becomes a <mark> in each text run it touches; runs of
+    whitespace alone (between blocks, where a <mark> would not be valid) are left as they
+    are. Where marks overlap, the one that starts later is on top. The first <mark> of
+    each highlight has id="hl-ID", which a link to it scrolls to."""
+    if not marks:
+        return fragment
+    canvas = _canvas(fragment, plain)
+    html = canvas.html
+    ordered = sorted(marks, key=lambda m: (m.start, m.id))
+    spans = (_by_letters(plain, html.text, ordered, canvas.plain_spaces) if canvas.same
+             else _aligned(plain, html.text, ordered))
+    parts = list(html.parts)  # the kept cut stays as it is
     # Elementary stretches: between two consecutive ends of spans (or of text runs), the
     # same marks cover, swept from left to right.
     events = sorted({e for s, t, _ in spans for e in (s, t)})
@@ -445,7 +539,7 @@ def paint(fragment: str, plain: str, marks: Sequence[Mark]) -> str:
                 pieces.setdefault(run, []).append((a - base, z - base, over))
     named: set[int] = set()
     for run, found in pieces.items():
-        source = html.parts[2 * run]
+        source = parts[2 * run]
         out, pos = [], 0
         for left, right, over in found:
             s, e = html.source(run, left), html.source(run, right)
@@ -457,5 +551,5 @@ def paint(fragment: str, plain: str, marks: Sequence[Mark]) -> str:
                     source[s:e], "</mark>"]
             pos = e
         out.append(source[pos:])
-        html.parts[2 * run] = "".join(out)
-    return "".join(html.parts)
+        parts[2 * run] = "".join(out)
+    return "".join(parts)

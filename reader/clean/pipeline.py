@@ -44,6 +44,21 @@ text is short, and trafilatura leaves captions out), and `standfirst.restore_lea
 back the lead paragraph that sits beside the title, outside the container both chose for
 the body.
 
+Last, the chooser (`choose.py`) decides per page between three whole candidates: the vote's
+article, trafilatura's alone and readability's alone. Rules tuned block by block fitted the
+pages they were tuned on and carried over poorly; yet on most pages where the vote loses,
+one extractor alone had it right as a whole (the vote kept a second article readability's
+container held, or put back another story's block). The chooser reads only the three
+texts the pipeline already has (no further extraction): each one's length, lines, share of
+short lines, link density, repeated lines and punctuation, and how much of each one's
+4-word shingles the others hold. Two small logistic regressions, fitted on both
+development sets by benchmarks/choose_fit.py with k-fold cross-validation and checked for
+transfer (fitted on one set, scored on the other), each say how likely its extractor
+alone beats the vote; the vote stays unless one is confident. Its coefficients are
+constants in `choose.py`, and `choose.ENABLED` turns it on: it is off, because on the
+development sets no model gained without losing when fitted on one set and scored on the
+other (`choose.py` has the numbers), so a page's article is the vote's.
+
 Before either reads the page, what the page hides (hidden, display: none, visibility:
 hidden) is taken out of the one shared parse, unless it is most of the page.
 
@@ -58,6 +73,7 @@ images or re-cleaning a stored raw page can wrap this function later.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections import Counter
@@ -68,8 +84,9 @@ from lxml import etree
 
 from ..errors import ExtractionFailed
 from . import upstream
-from .blocks import WORD, drop, is_heading, pieces, text_of, voting_units
+from .blocks import WORD, drop, is_heading, linked_length, pieces, text_of, voting_units
 from .boilerplate import drop_controls
+from .choose import CANDIDATES, Text, choose, choose_enabled, features
 from .figures import as_figures, restore_figures
 from .furniture import drop_furniture
 from .parts import Figure, read_parts
@@ -106,6 +123,39 @@ class CleanedPage(TypedDict):
 
 def clean_page(body: bytes, url: str, charset: str | None) -> CleanedPage:
     """Clean one page. Pure CPU; raises ExtractError when there is no article."""
+    meta, candidates, tree = _candidates(body, url, charset, alone=choose_enabled())
+    name = "vote"
+    if len(candidates) > 1:
+        name = choose(features(*(Text.of(candidates.get(c)) for c in CANDIDATES)))
+    return _page(meta, candidates[name], url, tree)
+
+
+def clean_candidates(body: bytes, url: str,
+                     charset: str | None) -> tuple[dict[str, CleanedPage], dict[str, tuple[list[str], int]]]:
+    """Each whole candidate cleaned (the vote's, and trafilatura's and readability's alone when
+    both found an article) and what the chooser reads of each (its lines and the characters
+    inside its links, `choose.Text`): what benchmarks/choose_fit.py fits the chooser on.
+    Raises ExtractError as clean_page does."""
+    meta, candidates, tree = _candidates(body, url, charset, alone=True)
+    read = {}
+    for name, root in candidates.items():
+        text = Text.of(root)
+        read[name] = (text.lines, linked_length(root))
+    cleaned = {}
+    for name, root in candidates.items():
+        try:
+            cleaned[name] = _page(meta, root, url, tree)
+        except ExtractError:
+            if name == "vote":
+                raise
+    return cleaned, read
+
+
+def _candidates(body: bytes, url: str, charset: str | None,
+                alone: bool) -> tuple[upstream.PageMeta, dict[str, etree._Element], etree._Element]:
+    """The page's metadata, its article's candidates (the vote's, and with alone, when both
+    extractors found an article, each extractor's article alone) and the page's tree as the
+    cleaning left it (what clean/partial.py reads for a paywall's marks)."""
     markup = upstream.decode(body, charset)
     if not markup.strip():
         raise ExtractError("no readable text found on the page")
@@ -119,6 +169,11 @@ def clean_page(body: bytes, url: str, charset: str | None) -> CleanedPage:
     traf_root = parse_trafilatura(traf_html) if traf_html else None
     if traf_root is None and readable is None:
         raise ExtractError("no readable text found on the page")
+    candidates: dict[str, etree._Element] = {}
+    if alone and traf_root is not None and readable is not None:
+        # the vote edits both trees; the candidates alone are their copies as found
+        candidates["trafilatura"] = copy.deepcopy(traf_root)
+        candidates["readability"] = copy.deepcopy(readable)
     # how often trafilatura's one copy of the article says each paragraph, before the vote
     # borrows its blocks
     source = paragraph_counts(traf_root) if traf_root is not None else Counter[str]()
@@ -128,6 +183,12 @@ def clean_page(body: bytes, url: str, charset: str | None) -> CleanedPage:
     restore_figures(tree, article)
     restore_lead(tree, article)
     drop_repeats(article, source)
+    candidates["vote"] = article
+    return meta, candidates, tree
+
+
+def _page(meta: upstream.PageMeta, article: etree._Element, url: str, tree: etree._Element) -> CleanedPage:
+    """The record of one candidate article (`tree`: the page, for the marks that it stops short)."""
     title = plain_text(meta.get("title") or "") or None
     html = _finish(article, title, url)
     parts = read_parts(html)

@@ -6,6 +6,7 @@ commands, each group in its own module:
     library      save, import, export, backup, edition    your library and your data
     maintenance  check, stats, reclean, clean             the database and the cleaner
     passwords    app-password add | list | revoke         what native apps sign in with
+    rules        rules list | add | test | apply | undo | delete   what hides, keeps, tags or stars
 
 A command parses its arguments, calls the core (reader.core) and prints; a refusal from the
 core (a ReaderError) becomes one line on stderr and exit status 2, here in `main`.
@@ -20,11 +21,11 @@ from pathlib import Path
 
 from ..errors import ReaderError
 from ..settings import Settings, describe
-from . import feeds, library, maintenance, passwords, serve
+from . import feeds, library, maintenance, passwords, rules, serve
 from .base import Command, database_path_problem, one_line
 from .serve import seed_database
 
-GROUPS = (serve, feeds, library, maintenance, passwords)
+GROUPS = (serve, feeds, library, maintenance, passwords, rules)
 COMMANDS: dict[str, Command] = {name: command for group in GROUPS for name, command in group.COMMANDS.items()}
 
 

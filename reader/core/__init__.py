@@ -13,6 +13,7 @@ reader.settings and reader.params) and nothing below it.
     imports     another app's export read into the library (never queued or fetched)
     exports     backup, export and import of reader's own library file
     editions    the reading list, one article and the catalog as EPUB and OPDS
+    rules       rules made, tested, applied to stored articles and undone; paused feeds
 """
 
 from .reader import (
@@ -22,6 +23,7 @@ from .reader import (
     READING_LIST,
     SEARCH_MAX_OFFSET,
     STATES,
+    UNREAD_CAP,
     ArticleFilter,
     Reader,
     Saved,
@@ -32,16 +34,26 @@ from .reader import (
     snippet_html,
 )
 from .reading import Opened, OpenedBy, OpenedPage
+from .rules import Applied, Tested
+from ..feeds.rules import ACTIONS, FIELDS, KINDS, SCOPES, Rule
 from ..fetch.guard import Resolver
 from .running import running
 
 __all__ = [
+    "ACTIONS",
+    "FIELDS",
+    "KINDS",
+    "SCOPES",
+    "Applied",
+    "Rule",
+    "Tested",
     "LANES",
     "MAX_ID",
     "MAX_LIMIT",
     "READING_LIST",
     "SEARCH_MAX_OFFSET",
     "STATES",
+    "UNREAD_CAP",
     "ArticleFilter",
     "Opened",
     "OpenedBy",

@@ -28,7 +28,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import ReaderError
+from ..errors import Invalid, ReaderError
+from ..feeds.rules import check_rule
 from ..formats.importers import FeedRecord, ImportFileError, LinkRecord, Note, build_bookmarks_html
 from . import highlights
 from .imports import ImportOutcome
@@ -42,6 +43,7 @@ from ..urls import http_url
 FORMAT = "reader-export"
 VERSION = 1
 OPML_NAME = "feeds.opml"
+
 ARTICLES_NAME = "articles.json"
 
 
@@ -145,6 +147,7 @@ def _article_record(row: dict[str, Any], sources: Mapping[tuple[int, str], str] 
 
 async def export_document(store: Store) -> dict[str, Any]:
     feeds = await store.list_feeds(counts=False)
+    by_id = {int(f["id"]): str(f["url"]) for f in feeds}
     sources = await store.image_sources()
     rows = await store.export_articles()
     ids = [r["id"] for r in rows]
@@ -162,10 +165,49 @@ async def export_document(store: Store) -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "exported_at": time.time(),
-        "feeds": [{"url": f["url"], "title": f["title"], "site_url": f["site_url"], "folder": f["folder"]}
-                  for f in feeds],
+        "feeds": [{"url": f["url"], "title": f["title"], "site_url": f["site_url"], "folder": f["folder"],
+                   "paused_until": f["paused_until"]} for f in feeds],
+        "rules": [_rule_record(r, by_id) for r in await store.rules(counts=False)],
         "articles": articles,
     }
+
+
+def _rule_record(row: Mapping[str, Any], feeds: Mapping[int, str]) -> dict[str, Any]:
+    """A rule as an export keeps it: a feed's scope names the feed by its URL, as ids differ
+    from one library to the next."""
+    record = {k: row[k] for k in ("field", "kind", "pattern", "scope", "action", "created")}
+    record["enabled"] = bool(row["enabled"])
+    if row["scope"].startswith("feed:"):
+        record["scope"] = "feed"
+        record["feed_url"] = feeds.get(int(row["scope"][5:]))
+    return record
+
+
+async def _import_rules(store: Store, raw: list[Any]) -> int:
+    """An export's rules, each checked as a new one is; one the library has already (the
+    same parts) or whose feed it lacks is left out. How many were added."""
+    have = {(r["field"], r["kind"], r["pattern"], r["scope"], r["action"]) for r in await store.rules(counts=False)}
+    added = 0
+    for r in raw:
+        if not isinstance(r, dict):
+            continue
+        scope = r.get("scope")
+        if scope == "feed":
+            feed = await store.feed_by_url(http_url(r.get("feed_url")) or "")
+            if feed is None:
+                continue
+            scope = f"feed:{feed['id']}"
+        try:
+            parts = check_rule(r.get("field"), r.get("kind"), r.get("pattern"), scope, r.get("action"))
+        except Invalid:
+            continue
+        key = (parts["field"], parts["kind"], parts["pattern"], parts["scope"], parts["action"])
+        if key in have:
+            continue
+        have.add(key)
+        await store.add_rule(**parts, enabled=r.get("enabled") is not False, created=_number(r.get("created")))
+        added += 1
+    return added
 
 
 async def export(store: Store, out: Path) -> list[Path]:
@@ -196,7 +238,8 @@ def _write_export(document: dict[str, Any], out: Path) -> list[Path]:
         raise PortabilityError(f"{out} is a file: give a directory, or a file name ending in .json")
     out.mkdir(parents=True, exist_ok=True)
     _write(out / OPML_NAME, build_opml(
-        FeedRecord(url=f["url"], title=f["title"] or "", site_url=f["site_url"], folder=folder_path(f.get("folder")))
+        FeedRecord(url=f["url"], title=f["title"] or "", site_url=f["site_url"], folder=folder_path(f.get("folder")),
+                   paused_until=f.get("paused_until"))
         for f in document["feeds"]))
     _write(out / ARTICLES_NAME, data)
     return [out / OPML_NAME, out / ARTICLES_NAME]
@@ -328,8 +371,8 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
     return record
 
 
-def read_export_file(data: bytes, name: str) -> tuple[list[dict[str, Any]], list[Any]]:
-    """(feeds, raw article records) of one file: OPML or reader's JSON export."""
+def read_export_file(data: bytes, name: str) -> tuple[list[dict[str, Any]], list[Any], list[Any]]:
+    """(feeds, raw article records, raw rules) of one file: OPML or reader's JSON export."""
     head = data.lstrip()[:1]
     if head == b"{":
         try:
@@ -346,17 +389,21 @@ def read_export_file(data: bytes, name: str) -> tuple[list[dict[str, Any]], list
         for f in document.get("feeds") or []:
             if isinstance(f, dict) and http_url(f.get("url")):
                 feeds.append({"url": http_url(f["url"]), "title": plain_text(_text(f.get("title"), 500) or ""),
-                              "site_url": http_url(f.get("site_url")), "folder": _folder(f.get("folder"))})
+                              "site_url": http_url(f.get("site_url")), "folder": _folder(f.get("folder")),
+                              "paused_until": _number(f.get("paused_until"))})
         articles = document.get("articles") or []
         if not isinstance(articles, list):
             raise PortabilityError(f"{name}: \"articles\" is not a list")
-        return feeds, articles
+        rules = document.get("rules") or []
+        if not isinstance(rules, list):
+            raise PortabilityError(f"{name}: \"rules\" is not a list")
+        return feeds, articles, rules
     try:
         opml_feeds = parse_opml(data, name)
     except ImportFileError as exc:
         raise PortabilityError(f"{exc} (reader imports its own JSON exports and OPML files)") from None
     return [{"url": f.url, "title": f.title, "site_url": f.site_url, "folder": f.folder_name}
-            for f in opml_feeds], []
+            for f in opml_feeds], [], []
 
 
 def _files(paths: list[Path]) -> list[Path]:
@@ -389,15 +436,22 @@ async def import_export_data(store: Store, data: bytes, name: str) -> ImportOutc
 async def _import(store: Store, files: list[tuple[bytes, str]], name: str) -> ImportOutcome:
     feeds: list[dict[str, Any]] = []
     raw_articles: list[Any] = []
+    raw_rules: list[Any] = []
     for data, file_name in files:
-        file_feeds, file_articles = read_export_file(data, file_name)
+        file_feeds, file_articles, file_rules = read_export_file(data, file_name)
         feeds.extend(file_feeds)
         raw_articles.extend(file_articles)
+        raw_rules.extend(file_rules)
     cleaned = [_clean_record(raw) for raw in raw_articles]
     records = [r for r in cleaned if r is not None]
     results = await store.import_feeds(
         [(f["url"], f["title"], f["site_url"], f.get("folder")) for f in _dedupe(feeds)])
     counts = await store.import_articles(records)
+    for f in feeds:  # a pause comes back to a feed that has none
+        found = await store.feed_by_url(f["url"]) if f.get("paused_until") is not None else None
+        if found is not None and found["paused_until"] is None:
+            await store.pause_feed(found["id"], f["paused_until"])
+    await _import_rules(store, raw_rules)
     outcome = ImportOutcome(name=name, format="reader", new=counts["articles"],
                             merged=len(records) - counts["articles"], contents=counts["contents"],
                             states=counts["states"])

@@ -19,6 +19,7 @@ import json
 import math
 import re
 import zipfile
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import urlencode
@@ -29,6 +30,7 @@ from ..clean.anchors import MAX_CONTEXT, Mark, paint
 from ..clean.sanitize import valid_text
 from ..errors import Invalid, NotFound
 from ..params import MAX_LIMIT
+from ..records import ArticlePage, Content
 from ..store import Store, fts_query
 
 MAX_QUOTE = 5_000  # characters a highlight's quote may have
@@ -320,6 +322,51 @@ def _painted(html: str, text: str, marks: tuple[Mark, ...]) -> str:
     """Kept for the next render of the same article: any change in the library (a star on
     another article) renders a page again, and painting is most of what 50 marks cost it."""
     return paint(html, text, marks)
+
+
+class PageMarks(NamedTuple):
+    """What the reader view shows of an article's highlights: each as `Shown`, the list
+    items of those placed and of those detached, and the text with its marks (None when
+    nothing is placed in it)."""
+
+    shown: tuple[Shown, ...]
+    placed: Markup
+    detached: Markup
+    body: Markup | None
+
+
+# A highlight's list item by all it shows (Shown): one highlight made or changed makes one
+# item, not the article's fifty (~700 us under load).
+_item = functools.lru_cache(maxsize=4096)(list_item)
+
+
+class KeptMarks:
+    """The marks of the pages of the articles opened last, each kept by its highlights'
+    version (ArticlePage.highlights_version: the library's version when they last
+    changed, whoever changed them) and its text's version (the article, its cleaning time
+    and lengths, as a page's ETag counts it). A page is rendered again after any change in
+    the library; with 50 highlights, their list items and the painted text were most of
+    a render. One per Reader: the versions are one database's."""
+
+    def __init__(self, size: int = 32) -> None:  # a page's marks and list: ~50 KB with 50
+        self.size = size
+        self._kept: OrderedDict[tuple[int, int, float, int, int], PageMarks] = OrderedDict()
+
+    def of(self, page: ArticlePage, content: Content) -> PageMarks:
+        version = (page.highlights_version, content.article_id, content.cleaned_at, len(content.html),
+                   len(content.text))
+        found = self._kept.get(version)
+        if found is not None:
+            self._kept.move_to_end(version)
+            return found
+        every = shown(page.highlights)
+        found = self._kept[version] = PageMarks(
+            every, Markup("".join(_item(h) for h in every if not h.detached)),
+            Markup("".join(_item(h) for h in every if h.detached)),
+            painted(content.html, content.text, page.highlights) if any(not h.detached for h in every) else None)
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+        return found
 
 
 # -- taken anywhere: Markdown for notes apps, Readwise's CSV ---------------------------------

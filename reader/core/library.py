@@ -140,9 +140,9 @@ def format_of(data: bytes, name: str) -> str:
 
 
 async def export_opml(store: Store) -> bytes:
-    """Every feed, inside outlines for its folder."""
+    """Every feed, inside outlines for its folder, a paused one with when its pause ends."""
     return build_opml(FeedRecord(url=f["url"], title=f["title"], site_url=f["site_url"],
-                                 folder=folder_path(f["folder"]))
+                                 folder=folder_path(f["folder"]), paused_until=f["paused_until"])
                       for f in await store.list_feeds(counts=False))
 
 

@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import logging
 import html
+import json
 import math
 import re
 import sqlite3
@@ -46,11 +47,14 @@ from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPag
 from .waits import FIRST_GUESS, Timings, Work, estimate_waits
 from .imports import ImportJob, Progress, stop_imports
 from . import highlights, library
+from . import library
+from . import rules as rule_book
+from ..feeds.rules import Rule
 from .library import export_opml
 from .exports import bookmarks_html
 from ..params import MAX_ID, MAX_LIMIT, SEARCH_MAX_OFFSET, parse_bool, parse_int, parse_title
-from ..records import (READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, Link, Marked, QueuedMany,
-                       StoredImage, TakenBack)
+from ..records import (READING_LIST, Article, ArticleFilter, ArticlePage, Content, Feed, FeedChoice, Link,
+                       ListFacts, Marked, QueuedMany, StoredImage, TakenBack)
 from ..settings import Settings
 from ..clean.sanitize import valid_text
 from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_terms
@@ -58,7 +62,7 @@ from ..urls import check_url
 from ..jobs.worker import Worker
 
 __all__ = ["LANES", "MAX_QUEUE_BATCH", "READING_LIST", "ArticleFilter", "Marked", "QueuedMany", "TakenBack", "parse_filter", "parse_list_page", "MAX_ID", "MAX_LIMIT",
-           "SEARCH_MAX_OFFSET", "STATES", "Reader", "Saved", "parse_bool", "parse_int", "parse_tags", "parse_title",
+           "SEARCH_MAX_OFFSET", "STATES", "UNREAD_CAP", "Reader", "Saved", "parse_bool", "parse_int", "parse_tags", "parse_title",
            "snippet_html"]
 
 log = logging.getLogger(__name__)
@@ -76,6 +80,8 @@ MAX_QUEUE_BATCH = 500
 MAX_TAG = 100
 MAX_TAGS = 100
 MAX_NAME = 200  # a tag or folder named in a filter
+# Past this many, a list's unread count says "999+" (counting all of a broad filter costs a scan).
+UNREAD_CAP = 999
 MAX_IMPORT_JOBS = 20  # finished web imports kept for their report pages
 # A device's id for an action: long enough to be unique when random, short enough to store.
 ACTION_KEY = re.compile(r"[A-Za-z0-9._:-]{8,100}")
@@ -258,6 +264,21 @@ def snippet_html(snippet: str | None) -> Markup:
     return Markup(marked.replace("\x02", "").replace("\x03", ""))
 
 
+# SQLite's lower() folds ASCII letters only: the feeds are in the order the library page
+# lists them (ORDER BY lower(title), id).
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@functools.lru_cache(maxsize=8)
+def _feed_choices(listed: str) -> tuple[FeedChoice, ...]:
+    """The feeds as the store lists them (JSON, in no order) for a list's feed filter, by
+    name, parsed and sorted once while they stay the same: every list page asks, and they
+    change when a feed or its unread count does. The same answer is the same tuple, which
+    lets a page keep what it drew from it (web/pages/browse.py)."""
+    feeds = sorted(json.loads(listed), key=lambda f: (str(f[1]).translate(_ASCII_LOWER), f[0]))
+    return tuple(FeedChoice(int(i), str(title or url), folder, int(unread)) for i, title, url, folder, unread in feeds)
+
+
 class Reader:
     """Everything an interface needs, built once per process by `running` (running.py)."""
 
@@ -270,6 +291,7 @@ class Reader:
         self._cleaner = cleaner
         self._worker = worker
         self._lane = DirectLane(cleaner, self.article)
+        self.marks = highlights.KeptMarks()  # the reader view's marks of the articles opened last
         self.imports: dict[int, ImportJob] = {}  # the web form's imports, the latest few
         self._import_tasks: set[asyncio.Task[None]] = set()
 
@@ -314,7 +336,7 @@ class Reader:
     async def _with_waits(self, rows: Sequence[dict[str, Any]], *, tagged: bool = False) -> list[Article]:
         """Records for store rows, each queued one with its estimated wait and the
         workers' capacity (the history and the line are read once, only when something is
-        queued). The wait costs the article by its own site's recent runs and the work
+        queued and a worker is running). The wait costs the article by its own site's recent runs and the work
         ahead of it by theirs (core/waits.py). `tagged`: the rows carry their tags already."""
         if tagged:
             tags: Mapping[int, Sequence[str]] = {row["id"]: row["tags"] for row in rows}
@@ -335,8 +357,10 @@ class Reader:
     async def _line_waits(self) -> tuple[dict[int, float | None], int]:
         """Every article in line with its estimated wait, and the workers' capacity: the
         one estimate the cards and a bulk queue's notice share (core/waits.py)."""
-        timings = Timings.from_runs(await self._store.recent_timings(), prior=FIRST_GUESS)
         capacity = await self._store.capacity()
+        if capacity == 0:  # without a worker no wait can be estimated (estimate_waits says None)
+            return {}, capacity
+        timings = Timings.from_runs(await self._store.recent_timings(), prior=FIRST_GUESS)
         work = await self._store.work_in_line()
         estimates = estimate_waits([Work(w["url"], w["started_at"] if w["cleaning"] else None) for w in work],
                                    timings, capacity)
@@ -359,8 +383,8 @@ class Reader:
             raise Invalid(f"state must be one of {', '.join(STATES)}")
         rows = await self._store.list_articles(state=state, feed_id=feed_id, before=before, ids=ids,
                                               unread=unread, starred=starred, tag=tag, folder=folder,
-                                              limit=limit, backwards=backwards)
-        return await self._with_waits(rows)
+                                              limit=limit, backwards=backwards, tags=True)
+        return await self._with_waits(rows, tagged=True)
 
     async def search(self, text: str, *, limit: int = 50, offset: int = 0,
                      within: ArticleFilter | None = None, param: str | None = None) -> list[Article]:
@@ -432,8 +456,38 @@ class Reader:
         return await self._store.undone_stamp(stamp)
 
     async def unread_counts(self) -> dict[int | None, int]:
-        """Unread articles per feed id (None: saved links)."""
+        """Unread articles per feed id (None: saved links); a story several feeds carry
+        counts under each, as it shows in each feed's list."""
         return await self._store.unread_counts()
+
+    async def unread_per_folder(self) -> dict[str, int]:
+        """Unread articles per folder, a story two of its feeds carry once."""
+        return await self._store.unread_per_folder()
+
+    async def unread_total(self, *, saved: bool = True) -> int:
+        """Unread articles, a story in several feeds once; without `saved`, those of feeds."""
+        return await self._store.unread_total(saved=saved)
+    async def list_facts(self) -> ListFacts:
+        """What a list's page shows around its articles, in one read: each feed with its
+        unread count (the feed filter), the newest article, the reading list's length."""
+        row = await self._store.list_facts()
+        return ListFacts(_feed_choices(row["feeds"]), int(row["saved_unread"]), int(row["newest"]),
+                         int(row["reading"]), int(row["total"]))
+
+    async def unread_in(self, f: ArticleFilter, facts: ListFacts, *, cap: int = UNREAD_CAP) -> int | None:
+        """What the `unread` filter lists within the other filters of `f`, as the count shown
+        beside it, so the count matches the list it leads to: from the kept per-feed counts
+        when at most a feed or a folder narrows it, the reading list's own length for it,
+        else counted, up to `cap` + 1 (more than `cap` is "cap+"). None for a search: it is
+        ranked, not counted."""
+        if f.q:
+            return None
+        if f.is_reading_list or dataclasses.replace(f, unread=True).is_reading_list:
+            return facts.reading
+        if f.state is None and not f.starred and f.tag is None and f.folder is None:
+            return facts.unread(feed_id=f.feed_id, folder=f.folder)
+        return await self._store.count_articles(cap=cap + 1, state=f.state, feed_id=f.feed_id, unread=True,
+                                                starred=f.starred, tag=f.tag, folder=f.folder)
 
     async def reading_count(self) -> int:
         """The reading list's length: cleaned and not done (read or not)."""
@@ -474,7 +528,7 @@ class Reader:
         # until the last of them is ready: the longest wait among those still to do (one
         # cleaned already, by a quick worker, waits for nothing)
         pending = [waits[i] for i in queued if i in waits]
-        estimate = None if any(w is None for w in pending) else max((w or 0.0 for w in pending), default=0.0)
+        estimate = None if capacity == 0 or any(w is None for w in pending) else max((w or 0.0 for w in pending), default=0.0)
         return QueuedMany(queued, matched, MAX_QUEUE_BATCH, estimate, repr(stamp), capacity)
 
     async def undo_queue(self, token: object) -> TakenBack:
@@ -726,13 +780,13 @@ class Reader:
         if row is None:
             raise NotFound("no such article")
         notes, count, version = row.pop("notes"), row.pop("reading_count"), row.pop("version")
-        marked = row.pop("highlights")
+        marked, marked_at = row.pop("highlights"), row.pop("highlights_version")
         prev, nxt = (Link(**side) if (side := row.pop(name)) else None for name in ("prev", "next"))
         [article] = await self._with_waits([row], tagged=True)
         if within.q:
             prev, nxt = await self._search_neighbours(within, article_id)
         return ArticlePage(article, Content.from_row(content) if content is not None else None, notes, count,
-                           prev, nxt, version, marked)
+                           prev, nxt, version, marked, marked_at)
 
     async def page_version(self, article_id: int) -> tuple[int, bool]:
         """Whether a page of this article rendered before still shows what it would now,
@@ -928,6 +982,56 @@ class Reader:
         """Refresh the feeds with these ids (unknown ids are ignored)."""
         wanted = set(feed_ids)
         return await self.refresh([f for f in await self.feeds(counts=False) if f.id in wanted])
+
+    # -- rules and paused feeds (core/rules.py) ------------------------------------------
+
+    async def rules(self) -> list[Rule]:
+        """Every rule, oldest first, each with how many articles it hides now."""
+        return await rule_book.rules(self._store)
+
+    async def rule(self, rule_id: int) -> Rule:
+        return await rule_book.rule(self._store, rule_id)
+
+    async def add_rule(self, fields: Mapping[str, Any]) -> Rule:
+        return await rule_book.add_rule(self._store, fields)
+
+    async def update_rule(self, rule_id: int, changes: Mapping[str, Any]) -> Rule:
+        return await rule_book.update_rule(self._store, rule_id, changes)
+
+    async def delete_rule(self, rule_id: int) -> int:
+        """Delete a rule; what it hid is shown again (how many)."""
+        return await rule_book.delete_rule(self._store, rule_id)
+
+    async def test_rule(self, fields: Mapping[str, Any], limit: int = rule_book.TEST_HEADLINES,
+                        ) -> list[rule_book.Tested]:
+        return await rule_book.test_rule(self._store, fields, limit)
+
+    async def apply_rule(self, rule_id: int, *, dry_run: bool) -> rule_book.Applied:
+        return await rule_book.apply_rule(self._store, rule_id, dry_run=dry_run)
+
+    async def undo_rule(self, rule_id: int, stamp: object) -> int:
+        return await rule_book.undo_apply(self._store, rule_id, stamp)
+
+    async def hidden(self, *, before: int | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """The articles rules hid, newest first, each with the rule that hid it."""
+        rows = await self._store.hidden_articles(before=before, limit=limit)
+        for row in rows:
+            row["rule"] = (Rule(id=row["hidden_by"], field=row["rule_field"], kind=row["rule_kind"],
+                                pattern=row["rule_pattern"], scope=row["rule_scope"], action=row["rule_action"])
+                           if row["rule_field"] else None)
+        return rows
+
+    async def hidden_count(self) -> int:
+        return await self._store.hidden_count()
+
+    async def show_again(self, article_id: int) -> None:
+        """Show an article a rule hid again (unread again if hiding made it read)."""
+        if not await self._store.show_again(article_id):
+            raise NotFound("no such hidden article")
+
+    async def pause_feed(self, feed_id: int, value: object) -> float | None:
+        """Pause a feed: "day", "week", a date, a time, or None to end the pause."""
+        return await rule_book.pause_feed(self._store, feed_id, value)
 
     async def export_bookmarks(self) -> bytes:
         """The library as Netscape bookmark HTML, the format every other app imports."""

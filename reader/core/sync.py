@@ -459,8 +459,9 @@ async def unread_counts(reader: Reader) -> list[UnreadCount]:
     for f, c in zip(feeds, counts):
         if f.folder:
             folders.setdefault(f.folder, []).append(c)
+    per_folder = await reader.unread_per_folder()  # a story two of its feeds carry once
     for name, members in sorted(folders.items()):
-        counts.append(UnreadCount(LABEL + name, sum(m.count for m in members),
+        counts.append(UnreadCount(LABEL + name, per_folder.get(name, 0),
                                   max((m.newest for m in members if m.newest), default=None)))
     taken = {n.lower() for n in folders}
     for row in await store.unread_per_tag():
@@ -468,7 +469,7 @@ async def unread_counts(reader: Reader) -> list[UnreadCount]:
             counts.append(UnreadCount(LABEL + row["name"], int(row["count"]), row["newest"]))
     for name, kind in ((QUEUE_LABEL, "queue"), (READING_LABEL, "reading")):
         counts.append(UnreadCount(LABEL + name, await store.count_stream(Stream(kind), unread=True), None))
-    counts.append(UnreadCount(READING_LIST, sum(c for f, c in per_feed.items() if f is not None),
+    counts.append(UnreadCount(READING_LIST, await reader.unread_total(saved=False),
                               max(newest.values(), default=None)))
     return counts
 

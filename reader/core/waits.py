@@ -11,6 +11,7 @@ however many workers there are."""
 
 from __future__ import annotations
 
+import functools
 import heapq
 import statistics
 import time
@@ -35,7 +36,10 @@ FIRST_GUESS = 5.0
 FEW_SECONDS = 5.0
 
 
+@functools.lru_cache(maxsize=4096)
 def host_of(url: str | None) -> str:
+    """A URL's site, lower case (kept: a list page with anything queued on it looks up the
+    200 latest runs' sites)."""
     try:
         return (urlsplit(url or "").hostname or "").lower()
     except ValueError:

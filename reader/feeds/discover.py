@@ -24,7 +24,7 @@ import httpx
 
 from ..errors import Invalid
 from ..pool import CpuPool
-from .refresh import FEED_ACCEPT, refresh_feeds
+from .refresh import FEED_ACCEPT, decide, load_rules, refresh_feeds
 from .parse import FeedError, parse_feed
 from ..fetch import FetchError, fetch, is_html
 from ..store import Store
@@ -137,6 +137,7 @@ async def subscribe(
         raise _refusal(url, f"could not read the feed ({str(exc).strip() or type(exc).__name__})") from None
     feed_id, created = await store.add_feed(url)
     if created:
+        decide(await load_rules(store), parsed["entries"], feed_id, None)
         await store.store_feed_entries(
             feed_id, title=parsed["title"], site_url=parsed["site_url"], etag=response.headers.get("etag"),
             last_modified=response.headers.get("last-modified"), entries=parsed["entries"],

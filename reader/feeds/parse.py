@@ -68,6 +68,8 @@ def parse_feed(body: bytes, url: str, content_type: str) -> dict[str, Any]:
                 summary=clean_html(summary_html, base_url=link or url),
                 author=plain_text(entry.get("author") or "") or None,
                 published=float(calendar.timegm(stamp)) if stamp else None,
+                categories=[t.get("term") or t.get("label") or "" for t in entry.get("tags") or []
+                            if isinstance(t, dict)],
             )
         )
     return {
@@ -114,6 +116,7 @@ def _parse_json_feed(body: bytes, url: str) -> dict[str, Any]:
                 summary=clean_html(summary, base_url=link or url),
                 author=author or None,
                 published=_iso_time(_text(item.get("date_published")) or _text(item.get("date_modified"))),
+                categories=[_text(t) for t in item.get("tags") or [] if isinstance(t, str)],
             )
         )
     return {
@@ -123,12 +126,18 @@ def _parse_json_feed(body: bytes, url: str) -> dict[str, Any]:
     }
 
 
+# An entry's categories kept at most (each cut to 200 characters): what rules match on.
+MAX_CATEGORIES = 50
+
+
 def _entry(*, guid: str, url: str, title: str, summary: str, author: str | None,
-           published: float | None) -> dict[str, Any]:
+           published: float | None, categories: list[str] | None = None) -> dict[str, Any]:
     if len(guid) > 500:  # some feeds use the whole content as id
         guid = "sha1:" + hashlib.sha1(guid.encode()).hexdigest()
+    names = [" ".join(plain_text(c).split())[:200] for c in (categories or [])[:MAX_CATEGORIES]]
     return {"guid": guid, "url": url, "title": title[:500], "summary": summary,
-            "summary_text": plain_text(summary), "author": author, "published": published}
+            "summary_text": plain_text(summary), "author": author, "published": published,
+            "categories": "\n".join(dict.fromkeys(n for n in names if n))}
 
 
 def _text(value: Any) -> str:

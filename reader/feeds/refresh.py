@@ -2,13 +2,15 @@
 into headlines, and store them.
 
 Refreshing stores headlines and nothing else. It never queues and never extracts:
-only a person's tap puts an article in line.
+only a person's tap puts an article in line. The rules (rules.py) decide, as articles
+arrive, which are hidden, starred or tagged; they too never queue.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +21,7 @@ from ..fetch import FetchError, fetch
 from ..store import Store
 
 from .parse import FeedError, parse_feed, short_reason
+from .rules import Rule, Rules
 
 log = logging.getLogger(__name__)
 
@@ -44,9 +47,10 @@ async def refresh_feed(
     *,
     max_bytes: int,
     deadline: float,
+    rules: Rules | None = None,
 ) -> RefreshResult:
-    """Fetch one feed with a conditional GET and store its headlines. A failure is
-    recorded on the feed; its articles stay as they were."""
+    """Fetch one feed with a conditional GET and store its headlines, with what the rules
+    decide for each. A failure is recorded on the feed; its articles stay as they were."""
     result = RefreshResult(feed_id=feed["id"], url=feed["url"])
     conditional = {}
     if feed.get("etag"):
@@ -71,6 +75,8 @@ async def refresh_feed(
     if result.error:
         await store.store_feed_error(feed["id"], result.error)
         return result
+    if rules:
+        decide(rules, parsed["entries"], feed["id"], feed.get("folder"))
     result.new = await store.store_feed_entries(
         feed["id"],
         title=parsed["title"],
@@ -80,6 +86,21 @@ async def refresh_feed(
         entries=parsed["entries"],
     )
     return result
+
+
+async def load_rules(store: Store) -> Rules:
+    """The enabled rules, compiled: read once for a whole refresh."""
+    return Rules(Rule.from_row(r) for r in await store.rules(counts=False))
+
+
+def decide(rules: Rules, entries: list[dict[str, Any]], feed_id: int, folder: str | None) -> None:
+    """What the rules do to each entry of a feed, written on the entry for the store's
+    insert (which takes it only for an article that is new)."""
+    now = time.time()
+    for entry in entries:
+        decision = rules.decide(entry, feed_id, folder, now)
+        if decision:
+            entry.update(hidden_by=decision.hidden_by, star=decision.star, tags=decision.tags)
 
 
 async def refresh_feeds(
@@ -92,11 +113,14 @@ async def refresh_feeds(
     deadline: float,
     concurrency: int = 8,
 ) -> list[RefreshResult]:
-    """Refresh many feeds, a few at a time; one slow or broken feed holds up nothing else."""
+    """Refresh many feeds, a few at a time; one slow or broken feed holds up nothing else.
+    The rules are read and compiled once for all of them."""
     limit = asyncio.Semaphore(concurrency)
+    rules = await load_rules(store)
 
     async def one(feed: dict[str, Any]) -> RefreshResult:
         async with limit:
-            return await refresh_feed(store, client, pool, feed, max_bytes=max_bytes, deadline=deadline)
+            return await refresh_feed(store, client, pool, feed, max_bytes=max_bytes, deadline=deadline,
+                                      rules=rules)
 
     return list(await asyncio.gather(*(one(f) for f in feeds)))

@@ -175,6 +175,8 @@ def build_opml(feeds: Iterable[FeedRecord], title: str = "reader subscriptions")
         attributes = {"type": "rss", "text": name, "title": name, "xmlUrl": xml_chars(feed.url)}
         if feed.site_url:
             attributes["htmlUrl"] = xml_chars(feed.site_url)
+        if feed.paused_until is not None:  # reader's own attribute: other readers ignore it
+            attributes["pausedUntil"] = datetime.datetime.fromtimestamp(feed.paused_until, datetime.UTC).isoformat()
         ET.SubElement(folders[path], "outline", attributes)
     ET.indent(root)
     written: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)

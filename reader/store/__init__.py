@@ -7,7 +7,8 @@ call the named methods of `Store` and never build SQL themselves. By entity:
     schema     making a new file from schema.sql; version 1 and the numbered migrations
                that bring an older file up to date
     base       two connections, write transactions, the SQL fragments shared below
-    feeds      subscriptions and what a refresh stores
+    feeds      subscriptions and what a refresh stores (a story another feed brought
+               already is a source of that article, not a second one)
     articles   browse (and the reading list), search, one article, read/star (one or in
                bulk, and its undo), unread counts, saved links
     line       the queue (filled only by taps), claims, storing a result
@@ -18,6 +19,7 @@ call the named methods of `Store` and never build SQL themselves. By entity:
     highlights passages marked in a text, placed again when the text changes
     devices    reading positions, actions sent with a device's id, the list saved offline
     sync       app passwords and their tokens, streams and items as native apps read them
+    rules      rules, the articles they hid, an apply's undo, paused feeds
     rows       the TypedDicts of the rows reads return (those typed so far)
 """
 
@@ -36,6 +38,7 @@ from .library import ImportLink, LibraryStore, LinkCounts
 from .line import LineStore
 from .media import MediaStore
 from .portable import PortableStore
+from .rules import RuleStore
 from .schema import MIGRATIONS
 from .sync import SyncStore
 from .search import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, fts_query, fts_terms
@@ -46,7 +49,7 @@ __all__ = ["RUN_KINDS", "MAX_SEARCH_CHARS", "MAX_SEARCH_TERMS", "MIGRATIONS", "S
 
 
 class Store(FeedStore, ArticleStore, LineStore, LedgerStore, MediaStore, PortableStore, LibraryStore, DeviceStore,
-            SyncStore, HighlightStore, StoreBase):
+            SyncStore, HighlightStore, RuleStore, StoreBase):
     """One database file: `await Store.open(path)`, then the methods of each entity."""
 
     @classmethod

@@ -21,6 +21,8 @@ from .base import (
     GLANCE_DONE,
     GLANCED,
     NOT_DONE,
+    PAUSED,
+    SHOWN,
     StoreBase,
     rows_of,
 )
@@ -42,20 +44,42 @@ _LIBRARY_VERSION = "(SELECT version FROM library_version)"
 
 _PAGE_VERSION = f"SELECT {_LIBRARY_VERSION} AS version, read_at IS NULL AS unread FROM articles WHERE id = ?"
 
+# An article's tags as [[lower(name), name], ...], for a row's `tags`.
+_TAGS_COLUMN = """,
+    (SELECT json_group_array(json_array(lower(t.name), t.name)) FROM article_tags at
+     JOIN tags t ON t.id = at.tag_id WHERE at.article_id = a.id) AS x_tags
+"""
+
 # What an article's page shows besides the article, read in the same statement (each
 # was a read of its own, and each read is a trip to a read connection's thread: most of
 # what a ready article's open cost, see benchmarks/README.md).
-_PAGE_COLUMNS = f""",
-    (SELECT json_group_array(json_array(lower(t.name), t.name)) FROM article_tags at
-     JOIN tags t ON t.id = at.tag_id WHERE at.article_id = a.id) AS x_tags,
+_PAGE_COLUMNS = f"""{_TAGS_COLUMN},
     (SELECT json_group_array(json_array(n.id, n.text, n.comment, n.created_at)) FROM notes n
      WHERE n.article_id = a.id) AS x_notes,
+    (SELECT version FROM highlight_changes WHERE article_id = a.id) AS x_highlights_at,
+    CASE WHEN (SELECT version FROM highlight_changes WHERE article_id = a.id) IS :highlights_known THEN NULL ELSE
     (SELECT json_group_array(json_array(h.id, h.start_offset, h.end_offset, h.color, h.detached, h.quote,
-                                        h.note, json(h.tags), h.created_at))
-     FROM highlights h WHERE h.article_id = a.id) AS x_highlights,
+                                        h.note, h.tags, h.created_at))
+     FROM highlights h WHERE h.article_id = a.id) END AS x_highlights,
     {_READING_COUNT} AS x_reading_count,
     {_LIBRARY_VERSION} AS x_version
 """
+
+
+def _highlights(found: str) -> tuple[dict[str, Any], ...]:
+    """An article's highlights from the JSON its page's statement reads them as, in the
+    order of the text (detached ones last). Tags come as their stored JSON text: SQLite's
+    json() of each cost as much again as the rest."""
+    return tuple(
+        {"id": i, "start": start, "end": end, "color": color, "detached": bool(detached), "quote": quote,
+         "note": note, "tags": json.loads(tags), "created_at": created}
+        for i, start, end, color, detached, quote, note, tags, created
+        in sorted(json.loads(found), key=lambda h: (h[4], h[1] or 0, h[0])))
+
+
+# Articles whose highlights a store keeps as their page read them last (by article: the
+# version they were read at, in highlight_changes, and the highlights): the most recent.
+KEPT_HIGHLIGHTS = 64
 
 
 # The two orders a list can have, as row-value keys, and the same key for the article a
@@ -73,13 +97,18 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
              unread: bool, starred: bool, match: str | None, tag: str | None = None,
              folder: str | None = None) -> list[str]:
     """The WHERE terms of a filter over the article joins (aliases a, q, cl, c), its
-    values added to `params`. Every filter combines with the others."""
-    where: list[str] = []
+    values added to `params`. Every filter combines with the others, and with SHOWN: no
+    list holds an article a rule hid or one of a paused feed."""
+    # a ready article was tapped or opened: always shown (SHOWN), so the reading list's
+    # plan stays the seek in its own index
+    where: list[str] = [] if state == "ready" else [SHOWN]
+    params.setdefault("now", time.time())
     if ids is not None:
         where.append("a.id IN (SELECT value FROM json_each(:ids))")
         params["ids"] = json.dumps([int(i) for i in ids])
     if feed_id is not None:
-        where.append("a.feed_id = :feed_id")
+        # its own articles and the stories it carries that another feed brought first (v18)
+        where.append("(a.feed_id = :feed_id OR a.id IN (SELECT article_id FROM sources WHERE feed_id = :feed_id))")
         params["feed_id"] = feed_id
     if state is not None:
         where.append(f"({_STATE}) = :state")
@@ -101,7 +130,8 @@ def _filters(params: dict[str, Any], *, state: str | None, feed_id: int | None, 
                      " WHERE t.name = :tag)")
         params["tag"] = tag
     if folder is not None:
-        where.append("a.feed_id IN (SELECT id FROM feeds WHERE folder = :folder)")
+        where.append("(a.feed_id IN (SELECT id FROM feeds WHERE folder = :folder) OR a.id IN ("
+                     "SELECT s.article_id FROM sources s JOIN feeds sf ON sf.id = s.feed_id WHERE sf.folder = :folder))")
         params["folder"] = folder
     return where
 
@@ -141,29 +171,58 @@ def _list_select(*, state: str | None, feed_id: int | None, before: int | None, 
     """One page of a list: the SELECT and its parameters. With the article columns (the
     default), its statement starts with `WITH {_LINE}`."""
     params: dict[str, Any] = {"now": now, "limit": limit}
-    where = _filters(params, state=state, feed_id=feed_id, ids=ids, unread=unread, starred=starred,
+    where = _filters(params, state=state, feed_id=None, ids=ids, unread=unread, starred=starred,
                      match=match, tag=tag, folder=folder)
     key, key_of, order = _TAP if state == "ready" else _NEWEST
     ascending = (state == "ready") != backwards  # the tap order is ascending, the newest descending
+    compare = ">" if ascending else "<"
     if before is not None:
-        where.append(f"{key} {'>' if ascending else '<'} ({key_of})")
         params["before"] = before
+    direction = "ASC" if ascending else "DESC"
+
+    def ordered(columns: tuple[str, ...]) -> str:
+        return " ORDER BY " + ", ".join(f"{c} {direction}" for c in columns) + " LIMIT :limit"
+
+    after = [f"{key} {compare} ({key_of})"] if before is not None else []
+    if feed_id is not None:
+        # A feed's list is its own articles and the stories it carries (schema v18). As one
+        # term (a.feed_id = ? OR a.id IN sources) the planner took both sets whole and sorted
+        # them: 30 ms a page for a feed of 20,000 articles, against 0.8 ms walking its index.
+        # So each set's page is read apart, in its own index (articles_by_feed, and
+        # sources_by_feed, whose sort_at is the article's), and the page is the first of the
+        # two together. The ready list's tap order is not in sources: its few articles are
+        # sorted.
+        params["feed_id"] = feed_id
+        own = (f"SELECT a.id FROM {_ARTICLE_JOINS} WHERE {' AND '.join([*where, *after, 'a.feed_id = :feed_id'])}"
+               + ordered(order))
+        if state == "ready":
+            carried = (f"SELECT a.id FROM {_ARTICLE_JOINS} WHERE "
+                       + " AND ".join([*where, *after, "a.id IN (SELECT article_id FROM sources WHERE feed_id = :feed_id)"])
+                       + ordered(order))
+        else:
+            keyed = [f"(s.sort_at, s.article_id) {compare} ({key_of})"] if before is not None else []
+            carried = (f"SELECT a.id FROM sources s JOIN articles a ON a.id = s.article_id {_ARTICLE_LEFT_JOINS} WHERE "
+                       + " AND ".join([*where, *keyed, "s.feed_id = :feed_id"])
+                       + ordered(("s.sort_at", "s.article_id")))
+        where = [f"a.id IN (SELECT id FROM ({own}) UNION ALL SELECT id FROM ({carried}))"]
+    else:
+        where += after
+    order_by = ordered(order)
     sql = f"SELECT {columns} FROM {_ARTICLE_JOINS}"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    direction = "ASC" if ascending else "DESC"
-    sql += " ORDER BY " + ", ".join(f"{c} {direction}" for c in order) + " LIMIT :limit"
-    return sql, params
+    return sql + order_by, params
 
 
 def list_statement(*, state: str | None, feed_id: int | None, before: int | None, ids: Sequence[int] | None,
                    unread: bool, starred: bool, match: str | None, tag: str | None, folder: str | None,
-                   limit: int, backwards: bool, now: float) -> tuple[str, dict[str, Any]]:
+                   limit: int, backwards: bool, now: float, tags: bool = False) -> tuple[str, dict[str, Any]]:
     """The statement of `ArticleStore.list_articles` and its parameters (apart, so that its
     query plan can be checked)."""
     sql, params = _list_select(state=state, feed_id=feed_id, before=before, ids=ids, unread=unread,
                                starred=starred, match=match, tag=tag, folder=folder, limit=limit,
-                               backwards=backwards, now=now)
+                               backwards=backwards, now=now,
+                               columns=_ARTICLE_COLUMNS + _TAGS_COLUMN if tags else _ARTICLE_COLUMNS)
     return f"WITH {_LINE} {sql}", params
 
 
@@ -180,15 +239,19 @@ class ListFilter:
     folder: str | None = None
 
 
-def reading_statement(article_id: int, *, now: float, page: bool = False,
-                      around: ListFilter | None = None) -> tuple[str, dict[str, Any]]:
+def reading_statement(article_id: int, *, now: float, page: bool = False, around: ListFilter | None = None,
+                      highlights_known: int | None = None) -> tuple[str, dict[str, Any]]:
     """The statement of `ArticleStore.reading` (and, with `page`, of `reading_page`) and
     its parameters (apart, so that its query plan can be checked). The neighbours are
     keyset pages of one article each after and before it, as `list_articles` reads them,
     reduced to their id and title. All in one statement: every separate read is another
     trip to a read connection's thread, and under load those trips were most of what a
-    ready article's open cost (benchmarks/README.md)."""
+    ready article's open cost (benchmarks/README.md). `highlights_known`: the version
+    (highlight_changes) of the article's highlights the caller holds; they are read only
+    if they changed since."""
     params: dict[str, Any] = {"id": article_id, "now": now}
+    if page:
+        params["highlights_known"] = highlights_known
     extra = _PAGE_COLUMNS if page else ""
     if page and around is not None:
         for side, backwards in (("prev", True), ("next", False)):
@@ -242,7 +305,9 @@ class ArticleStore(StoreBase):
         `prev` and `next` (each {"id", "title"} or None): the articles before and after it
         in that list's order; and the library's `version` (see `page_version`) as of
         this read."""
-        sql, params = reading_statement(article_id, now=time.time(), page=True, around=around)
+        kept = self._kept_highlights.get(article_id)
+        sql, params = reading_statement(article_id, now=time.time(), page=True, around=around,
+                                        highlights_known=kept[0] if kept is not None else None)
         # a primary key and index seeks (the count walks the reading list's own index): quick
         # enough to read on the loop's thread
         rows = self._read_here(sql, params)
@@ -254,17 +319,31 @@ class ArticleStore(StoreBase):
             article["tags"] = [name for _, name in sorted(json.loads(article.pop("x_tags")))]
             article["notes"] = [{"text": text, "comment": comment, "created_at": created}
                                 for _, text, comment, created in sorted(json.loads(article.pop("x_notes")))]
-            article["highlights"] = [
-                {"id": i, "start": start, "end": end, "color": color, "detached": bool(detached), "quote": quote,
-                 "note": note, "tags": tags, "created_at": created}
-                for i, start, end, color, detached, quote, note, tags, created
-                in sorted(json.loads(article.pop("x_highlights")), key=lambda h: (h[4], h[1] or 0, h[0]))]
+            at, found = article.pop("x_highlights_at"), article.pop("x_highlights")
+            article["highlights"] = list(self._highlights_at(article_id, at, found, kept))
+            article["highlights_version"] = at or 0
             article["reading_count"] = article.pop("x_reading_count")
             article["version"] = article.pop("x_version")
             for side in ("prev", "next"):
                 found = article.pop(f"x_{side}", None)
                 article[side] = dict(zip(("id", "title"), json.loads(found))) if found else None
         return article, content
+
+    def _highlights_at(self, article_id: int, at: int | None, found: str | None,
+                       kept: tuple[int, tuple[dict[str, Any], ...]] | None) -> tuple[dict[str, Any], ...]:
+        """An article's highlights as its page's statement read them: decoded, or (None: not
+        read) those kept from before, still current (or none, for an article that never had
+        one). The dicts are shared by every page read while they are current: never
+        changed by their readers."""
+        if found is None:
+            return kept[1] if kept is not None and at is not None and kept[0] == at else ()
+        highlights = _highlights(found)
+        if at is not None:
+            self._kept_highlights[article_id] = (at, highlights)
+            self._kept_highlights.move_to_end(article_id)
+            while len(self._kept_highlights) > KEPT_HIGHLIGHTS:
+                self._kept_highlights.popitem(last=False)
+        return highlights
 
     async def page_version(self, article_id: int) -> tuple[int, bool] | None:
         """The library's version (schema v12) and whether the article is unread, in one
@@ -289,21 +368,91 @@ class ArticleStore(StoreBase):
         folder: str | None = None,
         limit: int = 50,
         backwards: bool = False,
+        tags: bool = False,
     ) -> list[dict[str, Any]]:
         """Newest first; a `ready` list in tap order (oldest tap first: the reading list).
         `before` is an article id: the page starts right after it in that order (keyset
         pagination, so a deep page costs what the first one does; the article need not
         match the filter any more). `backwards` walks the other way from `before`, nearest
-        first: the articles ahead of it. `match` is an FTS5 query (`fts_query`)."""
+        first: the articles ahead of it. `match` is an FTS5 query (`fts_query`). `tags`:
+        each row with its tags (`tags`, by name in any case), read in the same statement
+        (apart, they were another trip to a read connection's thread on every list page)."""
         sql, params = list_statement(state=state, feed_id=feed_id, before=before, ids=ids, unread=unread,
                                      starred=starred, match=match, tag=tag, folder=folder, limit=limit,
-                                     backwards=backwards, now=time.time())
-        return await self._all(sql, params)
+                                     backwards=backwards, now=time.time(), tags=tags)
+        rows = await self._all(sql, params)
+        if tags:
+            for row in rows:
+                # no ORDER BY inside an aggregate before SQLite 3.44: sorted here, by the same keys
+                row["tags"] = [name for _, name in sorted(json.loads(row.pop("x_tags")))]
+        return rows
+
+    async def list_facts(self) -> dict[str, Any]:
+        """What a list's page shows around its articles, in one statement (each read apart
+        is another trip to a read connection's thread): every feed for the feed filter with
+        its unread count (the stories it carries too, schema v19; `feeds`: JSON, [[id, title, url, folder, unread], ...] in no order:
+        sorting by lower(title) here was half the statement's cost), the saved links'
+        unread count, the newest article id and the reading list's length."""
+        row = await self._one(
+            f"""
+            SELECT (SELECT coalesce(max(id), 0) FROM articles) AS newest, {_READING_COUNT} AS reading,
+                   coalesce((SELECT articles FROM unread WHERE feed = 0), 0) AS saved_unread,
+                   (SELECT coalesce(sum(articles), 0) FROM unread WHERE articles > 0) AS total,
+                   (SELECT json_group_array(json_array(f.id, f.title, f.url, f.folder,
+                                                       coalesce(u.articles, 0) + coalesce(us.articles, 0)))
+                    FROM feeds f LEFT JOIN unread u ON u.feed = f.id
+                    LEFT JOIN unread_sources us ON us.feed = f.id) AS feeds
+            """
+        )
+        assert row is not None  # an aggregate always answers one row
+        return row
+
+    async def count_articles(self, *, cap: int, state: str | None = None, feed_id: int | None = None,
+                             unread: bool = False, starred: bool = False, match: str | None = None,
+                             tag: str | None = None, folder: str | None = None) -> int:
+        """How many articles a filter lists, counted up to `cap` (a count bounded like a
+        page: a broad filter in a big library costs what `cap` rows do)."""
+        params: dict[str, Any] = {"now": time.time(), "cap": cap}
+        where = _filters(params, state=state, feed_id=feed_id, ids=None, unread=unread, starred=starred,
+                         match=match, tag=tag, folder=folder)
+        return await self._count(
+            f"SELECT count(*) FROM (SELECT 1 FROM {_ARTICLE_JOINS} WHERE {' AND '.join(where) or '1'} LIMIT :cap)",
+            params)
 
     async def unread_counts(self) -> dict[int | None, int]:
-        """Unread articles per feed (None: saved links), as the triggers keep them."""
-        rows = await self._all("SELECT feed, articles FROM unread WHERE articles > 0")
+        """Unread articles per feed (None: saved links), as the triggers keep them: a story
+        several feeds carry counts under each of them, as each one's list shows it, so these
+        do not add up to the unread articles (`unread_total` does). A hidden article is not
+        counted, a paused feed's are left out."""
+        rows = await self._all(
+            "SELECT feed, sum(articles) AS articles FROM ("
+            " SELECT feed, articles FROM unread UNION ALL SELECT feed, articles FROM unread_sources)"
+            f" WHERE feed NOT IN ({PAUSED}) GROUP BY feed HAVING sum(articles) > 0", {"now": time.time()})
         return {(int(row["feed"]) or None): int(row["articles"]) for row in rows}
+
+    async def unread_per_folder(self) -> dict[str, int]:
+        """Unread articles per folder, each once: a story two feeds of a folder carry is one
+        card in the folder's list (the sum of its feeds' counts would count it twice). The
+        folder's own articles from the counter, plus the stories only its feeds' sources
+        bring (a pass over sources, which holds only the stories in several feeds)."""
+        counts = {r["folder"]: int(r["n"]) for r in await self._all(
+            "SELECT f.folder, sum(u.articles) AS n FROM unread u JOIN feeds f ON f.id = u.feed"
+            " WHERE f.folder IS NOT NULL GROUP BY f.folder")}
+        for r in await self._all(
+                """
+                SELECT sf.folder, count(DISTINCT s.article_id) AS n FROM sources s
+                JOIN feeds sf ON sf.id = s.feed_id JOIN articles a ON a.id = s.article_id
+                LEFT JOIN feeds pf ON pf.id = a.feed_id
+                WHERE a.read_at IS NULL AND sf.folder IS NOT NULL AND pf.folder IS NOT sf.folder
+                GROUP BY sf.folder
+                """):
+            counts[r["folder"]] = counts.get(r["folder"], 0) + int(r["n"])
+        return counts
+
+    async def unread_total(self, *, saved: bool = True) -> int:
+        """Unread articles, each once whichever feeds carry it; without `saved`, those of feeds."""
+        return await self._count("SELECT coalesce(sum(articles), 0) FROM unread WHERE articles > 0"
+                                 + ("" if saved else " AND feed != 0"))
 
     async def reading_count(self) -> int:
         """How many articles are cleaned and not done: the reading list's length."""

@@ -28,6 +28,7 @@ class FeedRow(TypedDict):
     error: str | None  # why the last attempt failed
     note: str | None
     folder: str | None
+    paused_until: float | None  # hidden and not counted unread until then
 
 
 class WaitingRow(TypedDict):

@@ -599,14 +599,23 @@ async def _v14_to_v15(db: aiosqlite.Connection) -> None:
             ORDER BY url_key, feed_id IS NULL, added_at, id
             """):
         copies.setdefault(key, []).append(article)
-    others = [table for (table,) in await db.execute_fetchall(
-        "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name = 'article_id'")
-        if table not in _MERGED_TABLES]
+    others = await _other_tables(db)
     pairs = [(ids[0], gone) for ids in copies.values() for gone in ids[1:]]
     for keep, gone in pairs:
         await _merge_copy(db, keep, gone, others)
-    # The ledger's runs in one pass: it has no index by article, so a statement per copy
-    # read every run each time
+    await _move_runs(db, pairs)
+
+
+async def _other_tables(db: aiosqlite.Connection) -> list[str]:
+    """The tables with an article_id column that _merge_copy does not know: it moves their rows."""
+    return [table for (table,) in await db.execute_fetchall(
+        "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name = 'article_id'")
+        if table not in _MERGED_TABLES]
+
+
+async def _move_runs(db: aiosqlite.Connection, pairs: Sequence[tuple[int, int]]) -> None:
+    """The ledger's runs of merged copies (keep, gone) to the kept article, in one pass: it
+    has no index by article, so a statement per copy read every run each time."""
     await db.execute("CREATE TEMP TABLE merged_into (gone INTEGER PRIMARY KEY, keep INTEGER NOT NULL)")
     await db.executemany("INSERT INTO merged_into (keep, gone) VALUES (?, ?)", pairs)
     await db.execute("UPDATE runs SET article_id = (SELECT keep FROM merged_into WHERE gone = runs.article_id)"
@@ -780,20 +789,191 @@ async def _v15_to_v16(db: aiosqlite.Connection) -> None:
     await _run_script(db, SCHEMA_V16)
 
 
-# Versions 17 and 18 are other branches' steps (rules; one card per story), numbered before
-# this one: empty here until those branches are merged and the steps chained in order.
+# Version 17: each cleaned article's word count beside its id, which a list's reading
+# times read from this index alone: read from contents, `words` (stored after html and
+# text) meant walking each row's overflow pages, 0.6 ms for a page of 50 ready articles.
+SCHEMA_V17 = """
+CREATE INDEX contents_words ON contents (article_id, words);
+"""
+
+
 async def _v16_to_v17(db: aiosqlite.Connection) -> None:
-    pass
+    await _run_script(db, SCHEMA_V17)
+
+
+# Version 18: taming the firehose. Rules that hide, keep only, tag or star what arrives
+# (and, on request, what is stored), the article's categories they match on, which rule
+# hid an article and when (a hidden article is read and out of every list; showing it
+# again brings back the unread state hiding took), what an apply to stored changed (for
+# its undo), and a feed paused until a time. The unread counter counts shown articles only.
+SCHEMA_V18 = """
+ALTER TABLE feeds ADD COLUMN paused_until REAL;
+ALTER TABLE articles ADD COLUMN categories TEXT NOT NULL DEFAULT '';
+ALTER TABLE articles ADD COLUMN hidden_by INTEGER;
+ALTER TABLE articles ADD COLUMN hidden_at REAL;
+CREATE INDEX articles_hidden ON articles (sort_at DESC, id DESC) WHERE hidden_by IS NOT NULL;
+CREATE INDEX feeds_paused ON feeds (paused_until) WHERE paused_until IS NOT NULL;
+CREATE TABLE rules (
+    id      INTEGER PRIMARY KEY,
+    field   TEXT NOT NULL CHECK (field IN ('title', 'summary', 'author', 'category', 'url', 'age')),
+    kind    TEXT NOT NULL CHECK (kind IN ('words', 'regex')),
+    pattern TEXT NOT NULL,
+    scope   TEXT NOT NULL DEFAULT 'all',
+    action  TEXT NOT NULL,
+    enabled INTEGER NOT NULL DEFAULT 1,
+    created REAL NOT NULL
+);
+CREATE TABLE rule_undo (
+    stamp      REAL NOT NULL,
+    rule_id    INTEGER NOT NULL,
+    article_id INTEGER NOT NULL REFERENCES articles (id) ON DELETE CASCADE,
+    PRIMARY KEY (stamp, article_id)
+) WITHOUT ROWID;
+CREATE INDEX rule_undo_by_article ON rule_undo (article_id);
+DROP TRIGGER unread_insert;
+DROP TRIGGER unread_delete;
+DROP TRIGGER unread_update;
+CREATE TRIGGER unread_insert AFTER INSERT ON articles WHEN new.read_at IS NULL AND new.hidden_by IS NULL BEGIN
+    INSERT INTO unread (feed, articles) VALUES (coalesce(new.feed_id, 0), 1)
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+CREATE TRIGGER unread_delete AFTER DELETE ON articles WHEN old.read_at IS NULL AND old.hidden_by IS NULL BEGIN
+    UPDATE unread SET articles = articles - 1 WHERE feed = coalesce(old.feed_id, 0);
+END;
+CREATE TRIGGER unread_update AFTER UPDATE OF read_at, feed_id, hidden_by ON articles
+WHEN (old.read_at IS NULL AND old.hidden_by IS NULL) != (new.read_at IS NULL AND new.hidden_by IS NULL)
+  OR old.feed_id IS NOT new.feed_id BEGIN
+    UPDATE unread SET articles = articles - 1
+        WHERE old.read_at IS NULL AND old.hidden_by IS NULL AND feed = coalesce(old.feed_id, 0);
+    INSERT INTO unread (feed, articles) SELECT coalesce(new.feed_id, 0), 1
+        WHERE new.read_at IS NULL AND new.hidden_by IS NULL
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+"""
 
 
 async def _v17_to_v18(db: aiosqlite.Connection) -> None:
-    pass
+    await _run_script(db, SCHEMA_V18)
 
 
-# Version 19: why a cleaned text may be only the article's start (a teaser behind a paywall,
+# Version 19: one card per story. The same story from several feeds (the same link, or the
+# same title from the same site within a few days) was a card per feed, each with its own
+# read, star, tags and place in line, and each tap fetched the page again. An article now
+# stays the first feed's, and every other feed carrying it is a row in `sources`, with its
+# own unread count beside `unread` (see schema.sql). The copies made before are merged here:
+# per link carried by two feeds or more, into the feed's article added first, nothing of any
+# copy lost (_merge_copy), each other feed's copy becoming a source (a second copy in one
+# feed, a feed that changed its guids, is left as it is). Saved copies of the link join it
+# too. Titles are not merged here: an old library's look-alike titles are left apart.
+SCHEMA_V19 = """
+CREATE TABLE sources (
+    feed_id    INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+    guid       TEXT NOT NULL,
+    article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+    title      TEXT NOT NULL,
+    published  REAL,
+    added_at   REAL NOT NULL,
+    sort_at    REAL NOT NULL,
+    PRIMARY KEY (feed_id, guid)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX sources_by_article ON sources (article_id, feed_id);
+CREATE INDEX sources_by_feed ON sources (feed_id, sort_at DESC, article_id DESC);
+CREATE TRIGGER sources_sort_update AFTER UPDATE OF sort_at ON articles WHEN old.sort_at != new.sort_at BEGIN
+    UPDATE sources SET sort_at = new.sort_at WHERE article_id = new.id;
+END;
+CREATE INDEX articles_by_title ON articles (title);
+CREATE TABLE unread_sources (
+    feed     INTEGER PRIMARY KEY,
+    articles INTEGER NOT NULL
+);
+CREATE TRIGGER sources_unread_insert AFTER INSERT ON sources
+WHEN (SELECT read_at IS NULL FROM articles WHERE id = new.article_id) BEGIN
+    INSERT INTO unread_sources (feed, articles) VALUES (new.feed_id, 1)
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+CREATE TRIGGER sources_unread_delete AFTER DELETE ON sources
+WHEN (SELECT read_at IS NULL FROM articles WHERE id = old.article_id) BEGIN
+    UPDATE unread_sources SET articles = articles - 1 WHERE feed = old.feed_id;
+END;
+CREATE TRIGGER sources_unread_read AFTER UPDATE OF read_at ON articles
+WHEN (old.read_at IS NULL) != (new.read_at IS NULL) BEGIN
+    INSERT INTO unread_sources (feed, articles)
+        SELECT feed_id, CASE WHEN new.read_at IS NULL THEN 1 ELSE -1 END FROM sources WHERE article_id = new.id
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + excluded.articles;
+END;
+CREATE TRIGGER sources_unread_gone BEFORE DELETE ON articles WHEN old.read_at IS NULL BEGIN
+    UPDATE unread_sources SET articles = articles - 1
+        WHERE feed IN (SELECT feed_id FROM sources WHERE article_id = old.id);
+END;
+"""
+
+
+async def _v18_to_v19(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V19)
+    # per link in two feeds or more: the feed's article added first stays, the others merge into it
+    copies: dict[str, list[tuple[int, int | None, str, str, float | None, float]]] = {}
+    for key, *row in await db.execute_fetchall(
+            """
+            SELECT url_key, id, feed_id, guid, title, published, added_at FROM articles WHERE url_key IN (
+                SELECT url_key FROM articles WHERE feed_id IS NOT NULL GROUP BY url_key
+                HAVING count(DISTINCT feed_id) > 1)
+            ORDER BY url_key, feed_id IS NULL, added_at, id
+            """):
+        copies.setdefault(key, []).append(tuple(row))
+    others = await _other_tables(db)
+    pairs = []
+    for (keep, feed, *_), *rest in copies.values():
+        feeds = {feed}
+        for gone, gone_feed, guid, title, published, added in rest:
+            if gone_feed in feeds:
+                continue
+            if gone_feed is not None:
+                feeds.add(gone_feed)
+                await db.execute(
+                    "INSERT INTO sources (feed_id, guid, article_id, title, published, added_at, sort_at)"
+                    " SELECT ?, ?, id, ?, ?, ?, sort_at FROM articles WHERE id = ?",
+                    (gone_feed, guid, title, published, added, keep))
+            await _merge_copy(db, keep, gone, others)
+            pairs.append((keep, gone))
+    await _move_runs(db, pairs)
+
+
+# Version 20: when each article's highlights last changed, as the library's version then
+# (kept by triggers): the reader view keeps an article's highlights and marks by it and
+# reads them again only when it moved. Articles with highlights start at today's version.
+SCHEMA_V20 = """
+CREATE TABLE highlight_changes (
+    article_id INTEGER PRIMARY KEY,
+    version    INTEGER NOT NULL
+);
+CREATE TRIGGER highlight_changes_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlight_changes (article_id, version) VALUES (new.article_id, (SELECT version FROM library_version))
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+END;
+CREATE TRIGGER highlight_changes_update AFTER UPDATE ON highlights BEGIN
+    INSERT INTO highlight_changes (article_id, version) VALUES (new.article_id, (SELECT version FROM library_version))
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+    INSERT INTO highlight_changes (article_id, version) SELECT old.article_id, (SELECT version FROM library_version)
+        WHERE old.article_id IS NOT new.article_id
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+END;
+CREATE TRIGGER highlight_changes_delete AFTER DELETE ON highlights BEGIN
+    INSERT INTO highlight_changes (article_id, version) VALUES (old.article_id, (SELECT version FROM library_version))
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+END;
+INSERT INTO highlight_changes (article_id, version)
+    SELECT DISTINCT article_id, (SELECT version FROM library_version) FROM highlights;
+"""
+
+
+async def _v19_to_v20(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V20)
+
+
+# Version 21: why a cleaned text may be only the article's start (a teaser behind a paywall,
 # a body shorter than the feed's summary: reader/clean/partial.py). NULL for every article
 # cleaned before: nothing was known of them, and `reader reclean` fills it in.
-async def _v18_to_v19(db: aiosqlite.Connection) -> None:
+async def _v20_to_v21(db: aiosqlite.Connection) -> None:
     await db.execute("ALTER TABLE contents ADD COLUMN partial TEXT")
 
 
@@ -801,7 +981,7 @@ async def _v18_to_v19(db: aiosqlite.Connection) -> None:
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
     _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16,
-    _v16_to_v17, _v17_to_v18, _v18_to_v19]
+    _v16_to_v17, _v17_to_v18, _v18_to_v19, _v19_to_v20, _v20_to_v21]
 
 
 # Tables every reader database has had since version 1.

@@ -1,4 +1,4 @@
--- reader's database, schema version 16: every table, index and trigger, and what each is for.
+-- reader's database, schema version 21: every table, index and trigger, and what each is for.
 --
 -- A new file is made from this script (schema.py). A file made by an older reader gets here
 -- by the numbered migrations in schema.py instead, and tests/store/test_schema.py checks that
@@ -25,8 +25,11 @@ CREATE TABLE feeds (
     refreshed_at  REAL,          -- last attempt, successful or not
     error         TEXT,          -- why the last attempt failed; NULL when it worked
     note          TEXT,          -- a fact about the last refresh that is not a failure: items past the cap
-    folder        TEXT           -- NULL: in no folder; nested ones joined by ' / '
+    folder        TEXT,          -- NULL: in no folder; nested ones joined by ' / '
+    paused_until  REAL           -- its articles hidden and not counted unread until then (core/rules.py)
 );
+-- speed up every list's "not of a paused feed" (store.base.SHOWN): a seek, not a scan of every feed
+CREATE INDEX feeds_paused ON feeds (paused_until) WHERE paused_until IS NOT NULL;
 
 -- Every headline a feed brought, and every link saved by hand (no feed), with its reading
 -- state. Its text, once cleaned, is in contents.
@@ -63,6 +66,11 @@ CREATE TABLE articles (
     -- saved, imported and carried by a feed is one article
     url_key          TEXT,
     saved_at         REAL,                       -- saved by a person or an import: kept like a saved link
+    categories       TEXT NOT NULL DEFAULT '',   -- the feed's categories for it, one a line: what rules match
+    -- the rule that hid it (a hidden article is read and out of every list and count) and
+    -- when: showing it again makes it unread if hiding is what made it read
+    hidden_by        INTEGER,
+    hidden_at        REAL,
     UNIQUE (feed_id, guid)
 );
 -- speed up the browse page: newest first, keyset pagination on (sort_at, id)
@@ -85,6 +93,8 @@ CREATE INDEX articles_by_tap ON articles (tap_order, id) WHERE tap_order IS NOT 
 -- the same for the reading list: ready and not done, written as store.base.NOT_DONE writes
 -- it, so the planner sees that the list's filter implies it
 CREATE INDEX articles_to_read ON articles (tap_order, id) WHERE tap_order IS NOT NULL AND done_at IS NULL;
+-- speed up the "hidden by rules" view: hidden articles, newest first
+CREATE INDEX articles_hidden ON articles (sort_at DESC, id DESC) WHERE hidden_by IS NOT NULL;
 
 
 -- == Full-text search ==========================================================================
@@ -154,6 +164,9 @@ CREATE TABLE contents (
     cleaned_at REAL NOT NULL,
     partial    TEXT              -- why the text may be only the article's start (clean/partial.py); NULL: whole
 );
+-- a list's reading times read the words from here: in contents they come after html and
+-- text, which a row's overflow pages hold
+CREATE INDEX contents_words ON contents (article_id, words);
 -- a cleaned article is found by its text
 CREATE TRIGGER contents_search AFTER INSERT ON contents BEGIN
     UPDATE search SET body = new.text WHERE rowid = new.article_id;
@@ -274,21 +287,24 @@ CREATE TABLE unread (
     feed     INTEGER PRIMARY KEY,  -- articles.feed_id, 0 for saved links (feed ids start at 1)
     articles INTEGER NOT NULL
 );
--- a new unread article
-CREATE TRIGGER unread_insert AFTER INSERT ON articles WHEN new.read_at IS NULL BEGIN
+-- a new unread article (a hidden one is not counted: store/rules.py)
+CREATE TRIGGER unread_insert AFTER INSERT ON articles WHEN new.read_at IS NULL AND new.hidden_by IS NULL BEGIN
     INSERT INTO unread (feed, articles) VALUES (coalesce(new.feed_id, 0), 1)
         ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
 END;
 -- an unread article deleted
-CREATE TRIGGER unread_delete AFTER DELETE ON articles WHEN old.read_at IS NULL BEGIN
+CREATE TRIGGER unread_delete AFTER DELETE ON articles WHEN old.read_at IS NULL AND old.hidden_by IS NULL BEGIN
     UPDATE unread SET articles = articles - 1 WHERE feed = coalesce(old.feed_id, 0);
 END;
--- read, unread again, or moved to another feed (unsubscribing makes it a saved link)
-CREATE TRIGGER unread_update AFTER UPDATE OF read_at, feed_id ON articles
-WHEN (old.read_at IS NULL) != (new.read_at IS NULL) OR old.feed_id IS NOT new.feed_id BEGIN
+-- read, unread again, hidden, shown again, or moved to another feed (unsubscribing makes it
+-- a saved link)
+CREATE TRIGGER unread_update AFTER UPDATE OF read_at, feed_id, hidden_by ON articles
+WHEN (old.read_at IS NULL AND old.hidden_by IS NULL) != (new.read_at IS NULL AND new.hidden_by IS NULL)
+  OR old.feed_id IS NOT new.feed_id BEGIN
     UPDATE unread SET articles = articles - 1
-        WHERE old.read_at IS NULL AND feed = coalesce(old.feed_id, 0);
-    INSERT INTO unread (feed, articles) SELECT coalesce(new.feed_id, 0), 1 WHERE new.read_at IS NULL
+        WHERE old.read_at IS NULL AND old.hidden_by IS NULL AND feed = coalesce(old.feed_id, 0);
+    INSERT INTO unread (feed, articles) SELECT coalesce(new.feed_id, 0), 1
+        WHERE new.read_at IS NULL AND new.hidden_by IS NULL
         ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
 END;
 
@@ -502,6 +518,33 @@ END;
 CREATE TRIGGER highlights_version_delete AFTER DELETE ON highlights BEGIN
     UPDATE library_version SET version = version + 1;
 END;
+-- The library's version when each article's highlights last changed (one made, changed,
+-- placed again or deleted), kept by the triggers below whichever process writes: the reader
+-- view keeps an article's highlights and their marks by it, and its statement reads them
+-- again only when it moved (building them as JSON was most of what 50 cost a page).
+-- An article that never had a highlight has no row.
+CREATE TABLE highlight_changes (
+    article_id INTEGER PRIMARY KEY,
+    version    INTEGER NOT NULL
+);
+-- a highlight made: its article's highlights changed
+CREATE TRIGGER highlight_changes_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlight_changes (article_id, version) VALUES (new.article_id, (SELECT version FROM library_version))
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+END;
+-- one changed (its note, color, tags, or placed again): its article's, and any it left
+CREATE TRIGGER highlight_changes_update AFTER UPDATE ON highlights BEGIN
+    INSERT INTO highlight_changes (article_id, version) VALUES (new.article_id, (SELECT version FROM library_version))
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+    INSERT INTO highlight_changes (article_id, version) SELECT old.article_id, (SELECT version FROM library_version)
+        WHERE old.article_id IS NOT new.article_id
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+END;
+-- one deleted (with its article too)
+CREATE TRIGGER highlight_changes_delete AFTER DELETE ON highlights BEGIN
+    INSERT INTO highlight_changes (article_id, version) VALUES (old.article_id, (SELECT version FROM library_version))
+        ON CONFLICT (article_id) DO UPDATE SET version = excluded.version;
+END;
 
 -- The tag names highlights have and how many have each, kept by the triggers below, for the
 -- highlights page's tag filter (gathering them from every highlight's list cost 7 ms at 10,000).
@@ -543,6 +586,93 @@ END;
 CREATE TRIGGER highlights_search_delete AFTER DELETE ON highlights BEGIN
     DELETE FROM highlights_search WHERE rowid = old.id;
 END;
+-- == Rules =====================================================================================
+
+-- What a person never wants to see, or only wants to see, and what to tag or star: applied
+-- to articles as they arrive (feeds/refresh.py), and to stored ones on request (README: "Rules and paused feeds").
+CREATE TABLE rules (
+    id      INTEGER PRIMARY KEY,
+    field   TEXT NOT NULL CHECK (field IN ('title', 'summary', 'author', 'category', 'url', 'age')),
+    kind    TEXT NOT NULL CHECK (kind IN ('words', 'regex')),
+    pattern TEXT NOT NULL,             -- words, a regular expression, or days (age)
+    scope   TEXT NOT NULL DEFAULT 'all',   -- all, folder:NAME or feed:ID
+    action  TEXT NOT NULL,             -- hide, keep_only, star or tag:NAME
+    enabled INTEGER NOT NULL DEFAULT 1,
+    created REAL NOT NULL
+);
+-- What one apply of a rule to stored articles changed, so that its undo takes back exactly that.
+CREATE TABLE rule_undo (
+    stamp      REAL NOT NULL,          -- the apply's time: hidden_at or starred_at of what it changed
+    rule_id    INTEGER NOT NULL,
+    article_id INTEGER NOT NULL REFERENCES articles (id) ON DELETE CASCADE,
+    PRIMARY KEY (stamp, article_id)
+) WITHOUT ROWID;
+-- deleting an article checks for its rows
+CREATE INDEX rule_undo_by_article ON rule_undo (article_id);
+
+
+-- == One story, many feeds =====================================================================
+
+-- The other feeds that carry an article's story (v19): the same link (url_key), or the same
+-- title from the same site within a few days (store/feeds.py STORY_WINDOW). The article row is
+-- the first feed's (articles.feed_id, guid); each later feed's item of the story is a row here
+-- instead of a second card, so the story has one state, one text and one fetch, and each
+-- feed's refresh still finds its own item by (feed_id, guid). A feed's list is its articles
+-- and the stories it carries here.
+CREATE TABLE sources (
+    feed_id    INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+    guid       TEXT NOT NULL,      -- the item's guid in that feed
+    article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+    title      TEXT NOT NULL,      -- as that feed titled it
+    published  REAL,
+    added_at   REAL NOT NULL,      -- when that feed first brought it
+    sort_at    REAL NOT NULL,      -- the story's articles.sort_at, kept by sources_sort_update
+    PRIMARY KEY (feed_id, guid)
+) WITHOUT ROWID;
+-- one row per feed of a story; speed up a card's "also in" and the counts that follow its read
+CREATE UNIQUE INDEX sources_by_article ON sources (article_id, feed_id);
+-- speed up a feed's list: the stories it carries, newest first, a page a seek as its own
+-- articles are in articles_by_feed (sorting them all cost 12 ms a page at 1,600)
+CREATE INDEX sources_by_feed ON sources (feed_id, sort_at DESC, article_id DESC);
+-- the story moved in the browse order (a merge, a saved link a feed took in): its sources follow
+CREATE TRIGGER sources_sort_update AFTER UPDATE OF sort_at ON articles WHEN old.sort_at != new.sort_at BEGIN
+    UPDATE sources SET sort_at = new.sort_at WHERE article_id = new.id;
+END;
+-- speed up "has another feed brought this title already", the story's second test
+CREATE INDEX articles_by_title ON articles (title);
+
+-- Unread stories per feed that carries them (sources), beside unread (which counts each article
+-- once, under its own feed, so that its sum is the number of unread articles): a feed's unread
+-- count is the two together, as its list shows them. Kept by the triggers below.
+CREATE TABLE unread_sources (
+    feed     INTEGER PRIMARY KEY,  -- sources.feed_id
+    articles INTEGER NOT NULL
+);
+-- a feed brings a story that is unread
+CREATE TRIGGER sources_unread_insert AFTER INSERT ON sources
+WHEN (SELECT read_at IS NULL FROM articles WHERE id = new.article_id) BEGIN
+    INSERT INTO unread_sources (feed, articles) VALUES (new.feed_id, 1)
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + 1;
+END;
+-- a feed no longer carries an unread story (its article deleted: see sources_unread_gone)
+CREATE TRIGGER sources_unread_delete AFTER DELETE ON sources
+WHEN (SELECT read_at IS NULL FROM articles WHERE id = old.article_id) BEGIN
+    UPDATE unread_sources SET articles = articles - 1 WHERE feed = old.feed_id;
+END;
+-- a story read or unread again: in every feed that carries it
+CREATE TRIGGER sources_unread_read AFTER UPDATE OF read_at ON articles
+WHEN (old.read_at IS NULL) != (new.read_at IS NULL) BEGIN
+    INSERT INTO unread_sources (feed, articles)
+        SELECT feed_id, CASE WHEN new.read_at IS NULL THEN 1 ELSE -1 END FROM sources WHERE article_id = new.id
+        ON CONFLICT (feed) DO UPDATE SET articles = articles + excluded.articles;
+END;
+-- an unread story deleted: before, while its sources are still there (their cascade comes
+-- after the article is gone, when sources_unread_delete cannot tell it was unread)
+CREATE TRIGGER sources_unread_gone BEFORE DELETE ON articles WHEN old.read_at IS NULL BEGIN
+    UPDATE unread_sources SET articles = articles - 1
+        WHERE feed IN (SELECT feed_id FROM sources WHERE article_id = old.id);
+END;
+
 
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 19;
+PRAGMA user_version = 21;

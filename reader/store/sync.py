@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .base import NOT_DONE, StoreBase, rows_of
+from .base import NOT_DONE, SHOWN, StoreBase, rows_of
 
 # A token's last use is written at most this often (seconds): every sync request reads
 # it, and a write per request would serialise them all behind the write lock.
@@ -23,6 +23,9 @@ TOKEN_TOUCH = 60.0
 # What an app sees: the articles of feeds. A saved link has no subscription to belong to
 # (an app drops an item whose feed it does not know), so it is left out of every stream.
 _FROM_FEEDS = "a.feed_id IS NOT NULL"
+# ... and of those, the shown ones (base.SHOWN, with its own time): none a rule hid, none of
+# a paused feed.
+_SHOWN = SHOWN.replace(":now", "((julianday('now') - 2440587.5) * 86400.0)")
 
 
 @dataclass(frozen=True)
@@ -50,11 +53,14 @@ def _condition(stream: Stream, params: dict[str, Any], key: str) -> str:
         return f"a.starred_at IS NOT NULL AND {_FROM_FEEDS}"
     if stream.kind == "feed":
         params[key] = stream.value
-        return f"a.feed_id = :{key}"
+        # the stories it carries that another feed brought first too (schema v18)
+        return f"(a.feed_id = :{key} OR a.id IN (SELECT article_id FROM sources WHERE feed_id = :{key}))"
     if stream.kind == "label":
         # a label is a folder of feeds and a tag on articles at once, when both have its name
         params[key] = stream.value
         return (f"(a.feed_id IN (SELECT id FROM feeds WHERE folder = :{key}) OR a.id IN ("
+                f"SELECT s.article_id FROM sources s JOIN feeds sf ON sf.id = s.feed_id WHERE sf.folder = :{key})"
+                f" OR a.id IN ("
                 f"SELECT at.article_id FROM article_tags at JOIN tags t ON t.id = at.tag_id WHERE t.name = :{key}))")
     if stream.kind == "queue":  # waiting or being cleaned: tapped and not ready
         return (f"(a.id IN (SELECT article_id FROM queue) AND a.id NOT IN (SELECT article_id FROM contents)"
@@ -76,7 +82,7 @@ def _items_sql(stream: Stream, *, include: Sequence[Stream], exclude: Sequence[S
                older_than: float | None, oldest_first: bool, after: int | None, limit: int,
                ) -> tuple[str, dict[str, Any]]:
     params: dict[str, Any] = {"limit": limit}
-    where = [_condition(stream, params, "s")]
+    where = [_condition(stream, params, "s"), _SHOWN]
     where += [_condition(s, params, f"i{n}") for n, s in enumerate(include)]
     where += [f"NOT ({_condition(s, params, f'x{n}')})" for n, s in enumerate(exclude)]
     if newer_than is not None:
@@ -210,7 +216,7 @@ class SyncStore(StoreBase):
             FROM articles a JOIN feeds f ON f.id = a.feed_id
                  LEFT JOIN queue q ON q.article_id = a.id
                  LEFT JOIN contents c ON c.article_id = a.id
-            WHERE a.id IN (SELECT value FROM json_each(:ids))
+            WHERE a.id IN (SELECT value FROM json_each(:ids)) AND {_SHOWN}
             """,
             {"ids": json.dumps([int(i) for i in ids])},
         )
@@ -246,12 +252,12 @@ class SyncStore(StoreBase):
             f"""
             SELECT t.name, count(*) AS count, max(a.sort_at) AS newest
             FROM tags t JOIN article_tags at ON at.tag_id = t.id JOIN articles a ON a.id = at.article_id
-            WHERE a.read_at IS NULL AND {_FROM_FEEDS} GROUP BY t.id ORDER BY lower(t.name)
+            WHERE a.read_at IS NULL AND {_FROM_FEEDS} AND {_SHOWN} GROUP BY t.id ORDER BY lower(t.name)
             """)
 
     async def count_stream(self, stream: Stream, *, unread: bool = False) -> int:
         params: dict[str, Any] = {}
-        where = _condition(stream, params, "s")
+        where = f"{_condition(stream, params, 's')} AND {_SHOWN}"
         if unread:
             where += " AND a.read_at IS NULL"
         return await self._count(f"SELECT count(*) FROM articles a WHERE {where}", params)

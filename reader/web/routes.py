@@ -17,6 +17,7 @@ from .api import devices as api_devices
 from .api import feeds as api_feeds
 from .api import highlights as api_highlights
 from .api import imports as api_imports
+from .api import rules as api_rules
 from .api import status as api_status
 from .pages import (
     app_shell,
@@ -27,6 +28,7 @@ from .pages import (
     feeds,
     highlights,
     library,
+    rules,
     save,
     session,
     status,
@@ -92,6 +94,17 @@ routes: list[BaseRoute] = [
     Route("/feeds/{id:rowid}/folder", feeds.set_folder, methods=["POST"]),
     Route("/refresh", feeds.refresh_now, methods=["POST"]),
 
+    # rules, what they hid, and paused feeds
+    Route("/rules", rules.rules_page, methods=["GET"]),
+    Route("/rules", rules.add_rule, methods=["POST"]),
+    Route("/rules/hidden", rules.hidden_page, methods=["GET"]),
+    Route("/rules/hidden/{id:rowid}/show", rules.show_again, methods=["POST"]),
+    Route("/rules/{id:rowid}/enabled", rules.set_enabled, methods=["POST"]),
+    Route("/rules/{id:rowid}/delete", rules.delete_rule, methods=["POST"]),
+    Route("/rules/{id:rowid}/apply", rules.apply_rule, methods=["POST"]),
+    Route("/rules/{id:rowid}/undo", rules.undo_rule, methods=["POST"]),
+    Route("/feeds/{id:rowid}/pause", rules.pause_feed, methods=["POST"]),
+
     # the library: files in and out
     Route("/feeds/import", library.import_form, methods=["POST"]),
     Route("/imports/{id:rowid}", library.import_page, methods=["GET"]),
@@ -137,6 +150,16 @@ routes: list[BaseRoute] = [
     # the JSON API: imports started from the page, their reports, queueing their links
     Route("/api/imports/{id:rowid}", api_imports.import_job, methods=["GET"]),
     Route("/api/imports/{id:rowid}/queue", api_imports.queue_import, methods=["POST"]),
+    # the JSON API: rules and what they hid
+    Route("/api/rules", api_rules.list_rules, methods=["GET"]),
+    Route("/api/rules", api_rules.add_rule, methods=["POST"]),
+    Route("/api/rules/test", api_rules.test_rule, methods=["POST"]),
+    Route("/api/rules/{id:rowid}", api_rules.update_rule, methods=["PATCH"]),
+    Route("/api/rules/{id:rowid}", api_rules.delete_rule, methods=["DELETE"]),
+    Route("/api/rules/{id:rowid}/apply", api_rules.apply_rule, methods=["POST"]),
+    Route("/api/rules/{id:rowid}/undo", api_rules.undo_rule, methods=["POST"]),
+    Route("/api/hidden", api_rules.hidden, methods=["GET"]),
+    Route("/api/hidden/{id:rowid}", api_rules.show_again, methods=["DELETE"]),
 
     # the JSON API: articles
     Route("/api/articles", api_articles.list_articles, methods=["GET"]),

@@ -100,6 +100,9 @@ def site(tmp_path_factory):
         # tags for the tags page, and on the reader view's article (at the foot of the list and of the page)
         for title, tags in (("Code that scrolls", ["code", "layout"]), (TITLES[-1], ["layout"])):
             assert api.post(f"/api/articles/{ids[title]}/tags", json={"tags": tags}).status_code == 200
+        # a rule for the rules page to list, which hides none of the headlines
+        assert api.post("/api/rules", json={"field": "title", "match": "regex", "pattern": "^never (seen|shown)$",
+                                            "scope": "folder:Nowhere"}).status_code == 201
         server.ids = ids
         yield server
         api.close()
@@ -157,6 +160,7 @@ def every_page(site) -> dict[str, str]:
     ids = site.ids
     return {
         "browse": "/",
+        "ready": "/?state=ready&unread=1",
         "article": f"/articles/{ids['Code that scrolls']}",
         "queue": "/queue",
         "feeds": "/feeds",
@@ -171,6 +175,8 @@ def every_page(site) -> dict[str, str]:
         # the reading list with its bulk done, and the notice after one with its undo
         "ready": "/?state=ready&unread=1",
         "ready-done": "/?state=ready&unread=1&done=2&undo=1700000000.5",
+        "rules": "/rules",
+        "hidden": "/rules/hidden",
     }
 
 
@@ -192,13 +198,13 @@ async def test_the_phone_nav_stays_on_one_line_on_every_page(site, context_for):
 
 
 async def test_density_at_both_sizes(site, context_for):
-    """The compact list: at least 10 headlines on a laptop screen, at least 6 on a phone with
-    the first one above the middle; each row has one control, a relative time with the exact
-    time on hover, and the other actions behind "more"."""
+    """The compact list: at least 14 headlines on a laptop screen, at least 8 on a phone with
+    the first one above the middle; each row has one quiet control (outlined, not filled), a
+    relative time with the exact time on hover, and the other actions behind its ⋯."""
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    for viewport, least in ((DESKTOP, 10), (PHONE, 6)):
+    for viewport, least in ((DESKTOP, 14), (PHONE, 8)):
         context = await context_for(viewport)
         page = await context.new_page()
         await page.goto(site.url + "/")
@@ -213,22 +219,30 @@ async def test_density_at_both_sizes(site, context_for):
         await expect(when).to_have_text("5 h ago")
         await expect(when).to_have_attribute("title", re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d UTC$"))
         await expect(when).to_have_attribute("datetime", re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\dZ$"))
-        # One control in sight; the rest (queue first, star, mark read, original) behind "more".
-        assert [await b.inner_text() for b in await row.locator("button:visible, a.button:visible").all()] == ["queue"]
-        more = row.locator("details.more")
-        await more.locator("> summary").click()
+        # One control in sight and the ⋯; the rest (queue first, star, mark read, original) behind it.
+        shown = [await b.inner_text() for b in await row.locator("button:visible, a.button:visible").all()]
+        assert shown == ["queue", "⋯"], shown
+        fills = await page.evaluate("""() => [...document.querySelectorAll('article.card .actions button, article.card .actions .button')]
+            .map(b => getComputedStyle(b).backgroundColor)""")
+        assert set(fills) == {"rgba(0, 0, 0, 0)"}, set(fills)  # quiet: no row has a filled button
+        more = row.get_by_role("button", name=f"More for {TITLES[4]}")
+        await expect(more).to_have_attribute("aria-expanded", "false")
+        await more.click()
+        await expect(more).to_have_attribute("aria-expanded", "true")
+        menu = row.locator(".more-menu")
         for name in ("queue first", "star", "mark read"):
-            await expect(more.get_by_role("button", name=name, exact=True)).to_be_visible()
-        await expect(more.get_by_role("link", name="original")).to_be_visible()
+            await expect(menu.get_by_role("button", name=name, exact=True)).to_be_visible()
+        await expect(menu.get_by_role("link", name="original")).to_be_visible()
         assert await page.evaluate(SIDEWAYS) <= 0  # the open menu stays inside the screen
         # One menu open at a time; Esc closes it and gives focus back to its button.
-        other = page.locator("article.card").nth(10).locator("details.more")  # clear of the open menu
-        await other.locator("> summary").click()
-        await expect(other).to_have_attribute("open", "")
-        await expect(more).not_to_have_attribute("open", "")
+        other_row = page.locator("article.card").nth(10)  # clear of the open menu
+        other = other_row.locator(".more-toggle")
+        await other.click()
+        await expect(other_row.locator(".more-menu")).to_be_visible()
+        await expect(menu).to_be_hidden()
         await page.keyboard.press("Escape")
-        await expect(other).not_to_have_attribute("open", "")
-        await expect(other.locator("> summary")).to_be_focused()
+        await expect(other_row.locator(".more-menu")).to_be_hidden()
+        await expect(other).to_be_focused()
         # A cleaned one offers "read", a waiting one says where it stands and offers unqueue.
         ready = page.locator("article.card", has=page.get_by_role("link", name=TITLES[1], exact=True))
         await expect(ready.get_by_role("link", name="read", exact=True)).to_be_visible()
@@ -286,7 +300,7 @@ async def test_nothing_scrolls_sideways_and_every_thumb_control_is_44_px(site, c
             if name == "feeds":
                 await page.locator("details.feed-edit summary").first.click()  # the rename box is a thumb control too
             if name == "browse":
-                await page.locator("details.more summary").first.click()
+                await page.locator("article.card .more-toggle").first.click()
             over = await page.evaluate(SIDEWAYS)
             if over > 0:
                 problems.append(f"{viewport['width']} {name}: {over} px sideways")
@@ -395,7 +409,7 @@ async def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context
     heading order inside cleaned text (the cleaner's to fix)."""
     from playwright.async_api import expect
 
-    pages = {**every_page(site), "browse-cards": "/"}
+    pages = {**every_page(site), "browse-menu": "/", "browse-cards": "/"}
     findings = []
     # axe arrives as an init script, which the pages' CSP does not apply to: the pages are
     # checked under their own CSP.
@@ -407,6 +421,11 @@ async def test_axe_finds_nothing_serious_on_any_page_light_or_dark(site, context
             await context.add_cookies([{"name": "reader_view", "value": "cards", "url": site.url}])
         await page.goto(site.url + path)
         await expect(page.locator("main")).to_be_visible()
+        if name == "browse-menu":  # a row's ⋯ open, its tags box too
+            row = page.locator("article.card").first
+            await row.locator(".more-toggle").click()
+            await row.get_by_text("tags…").click()
+            await expect(row.get_by_role("textbox", name="Tags, separated by commas")).to_be_visible()
         if name == "article":
             await expect(page.locator(".reading .body pre").first).to_be_visible()
             await expect(page.locator(".reading .body pre:not([tabindex='0'])")).to_have_count(0)

@@ -233,10 +233,10 @@ async def test_three_offline_actions_are_applied_exactly_once_however_often_they
     await expect(page.locator("#offline-banner")).to_be_visible()
     await page.locator("#reading-tools").get_by_role("button", name="star").click()
     await expect(page.locator("#reading-tools").get_by_role("button", name="unstar")).to_be_visible()
-    # 2. mark read, from the reading list's "more" menu
+    # 2. mark read, from the reading list's ⋯ menu
     await page.goto(live_server.url + READING_LIST)
     two = card(page, "Title two")
-    await two.locator("details.more > summary").click()
+    await two.locator(".more-toggle").click()
     await two.get_by_role("button", name="mark read").click()
     await expect(two.get_by_role("button", name="mark unread")).to_be_visible()
     # 3. unqueue, on the queue page
@@ -305,7 +305,7 @@ async def test_reader_out_of_reach_while_online_reads_the_saved_copies_and_keeps
     assert await page.evaluate("() => navigator.onLine") is True
     # a tap on the page loaded while reader was there finds no server: kept all the same
     two = card(page, "Title two")
-    await two.locator("details.more > summary").click()
+    await two.locator(".more-toggle").click()
     await two.get_by_role("button", name="mark read").click()
     await expect(two.get_by_role("button", name="mark unread")).to_be_visible()
     await expect(page.locator("#offline-banner")).to_be_visible()

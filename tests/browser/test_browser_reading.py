@@ -92,11 +92,16 @@ async def test_queue_watch_ready_keyboard_open_read_back_and_search(page, live_s
     await expect(second).to_be_focused()
     await page.keyboard.press("k")
     await expect(first).to_be_focused()
-    # s stars the focused card through its own form (htmx swaps the card, focus stays)
+    # s stars the focused card through its menu's form (filled for it; htmx swaps the card,
+    # focus stays)
     await page.keyboard.press("s")
     await expect(first.locator(".star-mark")).to_be_visible()
-    await expect(first.locator('button[data-key="s"]')).to_have_text("unstar")  # behind "more"
+    await expect(first).to_have_attribute("data-starred", "")
     await expect(first).to_be_focused()
+    await first.locator(".more-toggle").click()
+    await expect(first.locator('button[data-key="s"]')).to_have_text("unstar")  # behind ⋯
+    await page.keyboard.press("Escape")
+    await expect(first.locator(".more-menu")).to_be_hidden()
     # ? shows the keys in a dialog; Esc closes it
     await page.keyboard.press("?")
     dialog = page.get_by_role("dialog", name="Keyboard shortcuts")

@@ -178,7 +178,7 @@ async def test_saving_a_link_through_the_browse_page_form(quiet, pages):
     [item] = (await quiet.get("/api/articles")).json()["items"]
     assert item["url"] == url and item["feed_id"] is None and item["state"] == "new"
     browse = (await quiet.get("/")).text
-    assert f'id="card-{item["id"]}"' in browse and '<span class="feed">saved</span>' in browse
+    assert f'id="card-{item["id"]}"' in browse and '</span></span>saved</p>' in browse  # unread, its source "saved"
     assert (await quiet.get("/api/queue")).json()["items"] == []  # saving is not a tap
     assert pages.hits["/saved-one.html"] == 0  # and fetches nothing
 

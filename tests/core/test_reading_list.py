@@ -287,10 +287,13 @@ async def test_done_and_not_done_from_the_reader_view_and_a_card(quiet, pages):
     card = await quiet.post(f"/articles/{b}/done", data={"done": "1", "next": "/?state=ready&unread=1"},
                             headers={"HX-Request": "true"})
     assert card.status_code == 200 and f'id="card-{b}"' in card.text
-    assert 'data-key="e">not done</button>' in card.text and ">done\n" in card.text  # its status
+    # (its menu, the page's one, is filled from data-done: "not done")
+    assert f'id="card-{b}" data-read="no" data-done ' in card.text
     page = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
     assert card_ids(page) == [a]
-    assert f'action="/articles/{a}/done"' in page and 'data-key="e">done</button>' in page
+    # the page's one menu offers done (key e) to its ready cards; this one is not done
+    assert 'data-do="done"' in page and 'data-key="e">done</button>' in page
+    assert re.search(rf'id="card-{a}" data-read="\w+" data-url', page)
     # reading through the reading list: "Done and next" takes it off on the way
     through = (await quiet.get(f"/articles/{a}", params={"list": "state=ready&unread=1"})).text
     assert "Done and next" not in through  # nothing after it on the list
@@ -469,9 +472,11 @@ async def test_the_live_poll_keeps_naming_the_pages_list_on_the_cards_it_swaps_i
     assert swapped.status_code == 200
     assert f'<a href="/articles/{a}?list=unread%3D1">' in swapped.text
     # a page with no list (the queue) still polls without one: its cards open the reading list
+    # (and keep the lane moves the line's page shows)
     queue_page = (await quiet.get("/queue")).text
-    assert 'hx-get="/live"' in queue_page
-    assert f'<a href="/articles/{a}">' in (await quiet.get("/live", params={"id": a})).text
+    assert 'hx-get="/live?lanes=1"' in queue_page
+    polled = (await quiet.get("/live", params={"id": a, "lanes": "1"})).text
+    assert f'<a href="/articles/{a}">' in polled and f'formaction="/articles/{a}/queue"' in polled
 
 
 async def test_undoing_a_bulk_read_restores_each_articles_state_before_it_place_included(quiet, pages):

@@ -10,7 +10,7 @@ import pytest
 from reader.web.csrf import CSRF_COOKIE
 
 from .. import commands
-from ..helpers import app_client, rss, state_of, subscribe_slugs, wait_for
+from ..helpers import app_client, card_press, rss, state_of, subscribe_slugs, wait_for
 
 
 async def _one_article(client, pages) -> int:
@@ -57,9 +57,11 @@ async def test_the_no_javascript_journey_posts_the_token_from_the_page_and_works
     async with app_client(settings.replace(serve_workers=0), csrf=False) as client:
         article_id = await _one_article(client, pages)
         page = (await client.get("/")).text
-        form = next(f for f in _forms(page) if f'action="/articles/{article_id}/queue"' in f and "lane" not in f)
-        fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form))
-        response = await client.post(f"/articles/{article_id}/queue", data=fields)
+        pressed = card_press(page, article_id, "queue")  # the card's button, of the page's one form
+        assert pressed is not None
+        path, fields = pressed
+        assert fields["csrf"]
+        response = await client.post(path, data=fields)
         assert response.status_code == 303 and response.headers["location"] == "/"
         assert (await client.get(f"/api/articles/{article_id}")).json()["state"] == "queued"
 

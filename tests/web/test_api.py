@@ -11,7 +11,8 @@ import pytest
 
 from ..helpers import app_client, rss, wait_for
 
-FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "note", "articles", "unread", "folder"}
+FEED_KEYS = {"id", "url", "title", "site_url", "refreshed_at", "error", "note", "articles", "unread", "folder",
+             "paused_until"}
 ARTICLE_KEYS = {"id", "title", "url", "feed_id", "feed_title", "published", "state", "position", "lane", "wait_seconds", "error",
                 "read", "starred", "added_at", "tags"}
 QUEUE_KEYS = {"id", "position", "lane", "title", "url", "wait_seconds"}
@@ -188,7 +189,7 @@ async def test_articles_have_the_documented_shape(quiet, pages):
     items = (await quiet.get("/api/articles")).json()["items"]
     assert items == [{
         "id": ids[0], "title": "Item a", "url": pages.url("/a.html"), "feed_id": feed["id"],
-        "feed_title": "Shapes", "published": EPOCH.timestamp(), "state": "new", "position": None,
+        "feed_title": "Shapes", "also_in": [], "published": EPOCH.timestamp(), "state": "new", "position": None,
         "lane": None, "wait_seconds": None, "error": None, "read": False, "starred": False,
         "added_at": items[0]["added_at"], "tags": [], "read_position": None, "done": False, "done_at": None,
         "partial": None,

@@ -154,7 +154,7 @@ async def test_a_bad_page_fails_its_article_with_a_reason_and_breaks_nothing_els
 
         status, buttons = await card(client, bad_id)
         assert status == f"failed: {failed['error']}"
-        assert buttons == ["retry", "queue first", "star", "mark read", "Save tags"]
+        assert buttons == ["retry", "⋯"]  # queue first, star, mark read and tags: the page's one menu, behind ⋯
 
         # The direct lane tries again and answers 502 with the same reason.
         assert assert_error(await client.get(f"/api/articles/{bad_id}/content"), 502) == failed["error"]
@@ -165,7 +165,7 @@ async def test_a_bad_page_fails_its_article_with_a_reason_and_breaks_nothing_els
         assert good["state"] == "ready" and good["error"] is None
         content = (await client.get(f"/api/articles/{good_id}/content")).json()
         assert content["words"] > 50
-        assert (await card(client, good_id))[1] == ["star", "mark read", "done", "Save tags"]  # ready: a read link, no queue button
+        assert (await card(client, good_id))[1] == ["⋯"]  # ready: a read link, no queue button
         stats = (await client.get("/api/stats")).json()
         assert (stats["started"], stats["failed"], stats["cached"], stats["queued"]) == (3, 2, 1, 0)
 
@@ -204,7 +204,7 @@ async def test_a_failed_article_is_retried_by_tapping_again_and_succeeds_once_th
     assert second["state"] == "ready" and second["error"] is None
     content = (await client.get(f"/api/articles/{article_id}/content")).json()
     assert "marker-flaky" in content["text"]
-    assert await card(client, article_id) == ("ready", ["star", "mark read", "done", "Save tags"])  # nothing to queue; the marks stay
+    assert await card(client, article_id) == ("ready", ["⋯"])  # nothing to queue; the marks stay, behind ⋯
     # the 503 was tried 1 + fetch_retries times (transient), the fixed page once
     assert pages.hits["/flaky.html"] == 1 + client.app.state.reader.settings.fetch_retries + 1
     assert [r["outcome"] for r in await client.app.state.reader._store.runs(article_id)] == ["failed", "cached"]

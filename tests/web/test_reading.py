@@ -106,14 +106,15 @@ async def test_the_page_forms_toggle_read_and_star_with_and_without_htmx(setting
     async with app_client(settings.replace(serve_workers=0)) as client:
         _, [a, b] = await subscribe(client, pages, ["a", "b"])
         browse = (await client.get("/")).text
-        assert f'action="/articles/{a}/star"' in browse and f'action="/articles/{a}/read"' in browse
+        # the cards' star and read are the page's one menu, its action filled per card (app.js)
+        assert 'data-do="star"' in browse and 'data-do="read"' in browse and f'id="card-{a}"' in browse
         # without JavaScript: a 303 back to the list
         plain = await client.post(f"/articles/{a}/star", data={"value": "on", "next": "/?starred=1"})
         assert plain.status_code == 303 and plain.headers["location"] == "/?starred=1"
         assert (await article(client, a))["starred"] is True
         # with htmx: the card swapped in place, now offering unstar
         card = await client.post(f"/articles/{a}/star", data={"value": "off"}, headers=HTMX)
-        assert card.status_code == 200 and f'id="card-{a}"' in card.text and ">star</button>" in card.text
+        assert card.status_code == 200 and f'id="card-{a}"' in card.text and "data-starred" not in card.text
         assert (await article(client, a))["starred"] is False
         # in the reader view: htmx swaps its tools
         tools = await client.post(f"/articles/{b}/read", data={"value": "on", "view": "article"}, headers=HTMX)
@@ -144,7 +145,7 @@ async def test_browse_filters_unread_starred_state_and_feed(settings, pages):
         assert set(await cards(f"?feed={one}")) == {a, gone}
         assert await cards(f"?feed={two}&unread=1") == [c]
         page = (await client.get(f"/?feed={two}")).text
-        assert f'<option value="{two}" selected>Two · 1 unread</option>' in page
+        assert f'<option value={two} selected>Two\n' in page
         assert f'<a href="/?feed={two}&amp;unread=1" >unread <span class="count">1</span></a>' in page  # filters keep the feed
 
 

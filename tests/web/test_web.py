@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from ..helpers import app_client, assert_strict_csp, card_ids, rss, serve_feed, state_of, subscribe_slugs, wait_for
+from ..helpers import app_client, assert_strict_csp, card_ids, card_press, rss, serve_feed, state_of, subscribe_slugs, wait_for
 
 HTMX = {"HX-Request": "true"}
 OLDER = re.compile(r'<a href="([^"]+)" rel="next">Older headlines</a>')
@@ -33,12 +33,15 @@ async def test_browse_lists_cards_newest_first_each_with_a_queue_form_that_htmx_
     assert response.headers["content-type"].startswith("text/html")
     page = response.text
     assert card_ids(page) == ids[::-1]
+    # htmx swaps the card a button is in: the list gives its cards their target and swap
+    assert re.search(r'<section class="cards list"[^>]*\bhx-target:inherited="closest article"'
+                     r' hx-swap:inherited="outerHTML" hx-include:inherited="\.pending-id">', page)
     for article_id in ids:
-        tag = form_tag(page, f"/articles/{article_id}/queue")
-        assert 'method="post"' in tag
-        assert f'hx-post="/articles/{article_id}/queue"' in tag
-        assert f'hx-target="#card-{article_id}"' in tag
-        assert 'hx-swap="outerHTML"' in tag
+        button = re.search(rf'<button [^>]*formaction="/articles/{article_id}/queue"[^>]*>', page)
+        assert button and f'hx-post="/articles/{article_id}/queue"' in button.group(0)
+        # without JavaScript: the page's one form, with the token and the way back
+        path, fields = card_press(page, article_id, "queue")
+        assert path == f"/articles/{article_id}/queue" and fields["csrf"] and fields["next"] == "/"
         # the link names the list it is in (all headlines here), for reading through it
         assert f'<a href="/articles/{article_id}?list=">' in page
     assert page.count(">queue</button>") == 3
@@ -232,10 +235,10 @@ async def test_a_card_being_cleaned_says_so_and_keeps_polling(settings, pages):
             card = (await client.get(f"/articles/{ids[0]}/card")).text
             assert "cleaning…" in card
             assert 'class="pending-id"' in card  # still collected by the page's poller
-            # nothing to queue or unqueue while it is being cleaned (star, read and tags stay)
+            # nothing to queue or unqueue while it is being cleaned (star, read and tags stay,
+            # behind its ⋯: the page's one menu)
             assert "/queue\"" not in card and "/unqueue\"" not in card
-            assert re.findall(r'<form\b[^>]*action="([^"]+)"', card) == [
-                f"/articles/{ids[0]}/star", f"/articles/{ids[0]}/read", f"/articles/{ids[0]}/tags"]
+            assert "<form" not in card and 'class="more-toggle"' in card
         finally:
             gate.set()
         await wait_for(lambda: _is_ready(client, ids[0]), timeout=30)

@@ -110,6 +110,7 @@ class FeedRecord:
     title: str = ""  # "" when the file gave no name (the feed's own is used)
     site_url: str | None = None
     folder: tuple[str, ...] = ()  # the folder outlines around it, outermost first
+    paused_until: float | None = None  # reader's own: hidden until then (written as pausedUntil)
 
     @property
     def folder_name(self) -> str | None:

@@ -29,7 +29,8 @@ async def delete_feed(request: Request) -> Response:
 
 
 async def update_feed(request: Request) -> Response:
-    """PATCH /api/feeds/{id} {"folder": "..." | null, "title"?: "..."}: the feed as it is now."""
+    """PATCH /api/feeds/{id} {"folder": "..." | null, "title"?: "...", "paused_until"?: "day" |
+    "week" | "YYYY-MM-DD" | seconds | null}: the feed as it is now."""
     reader = reader_of(request)
     feed_id = path_id(request)
     body = await json_body(request)
@@ -37,6 +38,8 @@ async def update_feed(request: Request) -> Response:
         await reader.rename_feed(feed_id, body["title"])
     if "folder" in body:
         await reader.set_folder(feed_id, body["folder"])
+    if "paused_until" in body:
+        await reader.pause_feed(feed_id, body["paused_until"])
     return JSONResponse(feed_json(await reader.feed(feed_id)))
 
 

@@ -48,6 +48,7 @@ def article_json(a: Article) -> dict[str, Any]:
         "url": a.url,
         "feed_id": a.feed_id,
         "feed_title": a.feed_title,
+        "also_in": list(a.also_in),
         "published": a.published,
         "state": a.state,
         "position": a.position,
@@ -85,7 +86,7 @@ def feed_json(f: Feed) -> dict[str, Any]:
     return {
         "id": f.id, "url": f.url, "title": f.title, "site_url": f.site_url,
         "refreshed_at": f.refreshed_at, "error": f.error, "note": f.note, "articles": f.articles, "unread": f.unread,
-        "folder": f.folder,
+        "folder": f.folder, "paused_until": f.paused_until,
     }
 
 

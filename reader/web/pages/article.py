@@ -6,16 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 
 from ...core import ArticleFilter
-from ...core.highlights import COLORS, painted, shown
+from ...core.highlights import COLORS, shown
 from ...records import ArticlePage
 from ..forms import list_name, list_of, list_url
 from ..kept import page_key, ready_page
 from ..render import nav, render
 from ..requests import is_htmx, opened_by, reader_of
+
+_NO_ITEMS = (Markup(""), Markup(""))
 
 
 async def read(request: Request) -> Response:
@@ -44,8 +47,14 @@ async def read(request: Request) -> Response:
         key = page_key(reader, article_id, request.scope.get("reader.csrf", ""), carry)
     through = await _through(request, page, f, carry, count)
     if opened.content is not None and page.highlights:
-        # the marks painted over the text, so reading them needs no JavaScript
-        through["marked_html"] = painted(opened.content.html, opened.content.text, page.highlights)
+        # the marks painted over the text, so reading them needs no JavaScript; with their
+        # list items, kept from the last render with the same highlights and text
+        marks = reader.marks.of(page, opened.content)
+        through.update(highlights=marks.shown, highlight_items=(marks.placed, marks.detached))
+        if marks.body is not None:
+            through["marked_html"] = marks.body
+    else:
+        through.update(highlights=shown(page.highlights), highlight_items=_NO_ITEMS)
     # a page that says a write failed is this open's alone: rendered, never kept
     if opened.content is not None and opened.error is None and opened.unsaved is None:
         return ready_page(request, opened.article, opened.content, through,
@@ -58,7 +67,8 @@ async def _through(request: Request, page: ArticlePage, f: ArticleFilter, carry:
                    reading_count: int | None) -> dict[str, Any]:
     """Reading through: the previous and next article of the list this one was opened
     from (read with it), the parameter that keeps that list on their links, the
-    article's notes and the nav's count (read now if `reading_count` is None)."""
+    article's notes and the nav's count (read now if `reading_count` is None). Its
+    highlights are added by `read`."""
     back = list_url(f) if carry else "/"
     around = {"reading_count": reading_count} if reading_count is not None else await nav(request)
     # highlights and annotations brought from other apps; a tuple, so a page's version hashes it
@@ -67,7 +77,7 @@ async def _through(request: Request, page: ArticlePage, f: ArticleFilter, carry:
     back_name = (list_name(f)[:1].upper() + list_name(f)[1:]) if carry else "headlines"
     return {"prev": page.prev, "next": page.next, "carry": carry, "back": back, "back_name": back_name,
             "list_name": list_name(f), "reading_list": f.is_reading_list,
-            "highlights": shown(page.highlights), "colors": COLORS, "notes": notes, **around}
+            "colors": COLORS, "notes": notes, **around}
 
 
 async def reading_body(request: Request) -> Response:

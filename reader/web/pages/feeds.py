@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -125,15 +126,16 @@ def _import_notice(query: QueryParams, refresher_on: bool) -> str | None:
     return notice
 
 
-def _folders(feeds: list[Feed]) -> list[tuple[str | None, list[Feed], int]]:
-    """The feeds by folder, each folder with its unread count: the folders by name, then
-    the feeds in none."""
+def _folders(feeds: list[Feed], unread: dict[str, int]) -> list[tuple[str | None, list[Feed], int]]:
+    """The feeds by folder, each folder with its unread count (`unread`: a story two of its
+    feeds carry counts once): the folders by name, then the feeds in none."""
     groups: dict[str | None, list[Feed]] = {}
     for feed in feeds:
         groups.setdefault(feed.folder, []).append(feed)
     names = sorted((k for k in groups if k is not None), key=str.lower)
     order: list[str | None] = [*names, None] if None in groups else list(names)
-    return [(name, groups[name], sum(f.unread or 0 for f in groups[name])) for name in order]
+    return [(name, groups[name], unread.get(name, 0) if name is not None else sum(f.unread or 0 for f in groups[name]))
+            for name in order]
 
 
 async def render_feeds(request: Request, status: int = 200, **context: Any) -> Response:
@@ -142,7 +144,7 @@ async def render_feeds(request: Request, status: int = 200, **context: Any) -> R
     if "feeds" not in context:
         context["feeds"] = await reader.feeds()
     return render(request, "feeds.html", status=status, bookmarklet=bookmarklet(request),
-                  folders=_folders(context["feeds"]), **context, **await nav(request))
+                  folders=_folders(context["feeds"], await reader.unread_per_folder()), now=time.time(), **context, **await nav(request))
 
 
 async def _edit_feed(request: Request, field: str,

@@ -145,8 +145,10 @@ async def live(request: Request) -> Response:
     except ValueError:
         return error_page(request, 400, "id must be a number")
     articles = await reader.articles(ids=ids, limit=500) if ids else []
-    _, list_param = list_of(request.query_params)  # the page's list, named again on its cards
-    return render(request, "_live_update.html", articles=articles, active=any_pending(articles), list_param=list_param)
+    listed, list_param = list_of(request.query_params)  # the page's list, named again on its cards
+    reading_list = "list" in request.query_params and listed.is_reading_list  # its cards say so too
+    return render(request, "_live_update.html", articles=articles, active=any_pending(articles), list_param=list_param,
+                  reading_list=reading_list, lanes=truthy(request.query_params.get("lanes") or ""))
 
 
 async def _card_or_back(request: Request, article: Article, form: FormData) -> Response:
@@ -158,13 +160,15 @@ async def _card_or_back(request: Request, article: Article, form: FormData) -> R
         here = back_to(form)
         # the swapped card's link keeps naming the list the page shows, for reading through
         path, _, query = here.partition("?")
-        listed = list_query(parse_filter(QueryParams(query), strict=False)) if path == "/" else None
+        shown = parse_filter(QueryParams(query), strict=False) if path == "/" else None
+        listed = list_query(shown) if shown is not None else None
         others = [i for i in ids_from([str(v) for v in form.getlist("id")]) if i != article.id]
         fresh = await reader_of(request).articles(ids=[article.id, *others], limit=len(others) + 1)
         article = next((a for a in fresh if a.id == article.id), article)
         rest = [a for a in fresh if a.id != article.id]
         return render(request, "_card_update.html", article=article, others=rest,
-                      active=any_pending([article, *rest]), here=here, list_param=listed or "")
+                      active=any_pending([article, *rest]), here=here, list_param=listed or "",
+                      reading_list=shown is not None and shown.is_reading_list, lanes=path == "/queue")
     return RedirectResponse(back_to(form), status_code=303)
 
 
