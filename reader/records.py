@@ -50,6 +50,7 @@ class Article:
     tags: tuple[str, ...] = ()  # sorted by name, any case
     words: int | None = None  # of the cleaned text, once there is one (a list's reading time)
     also_in: tuple[str, ...] = ()  # the other feeds that carry the story, by name (schema v18)
+    highlights: int | None = None  # how many highlights it has (a list's rows say so)
     partial: str | None = None  # ready, but the text may be only the article's start: why
 
     @property

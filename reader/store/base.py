@@ -87,6 +87,9 @@ _WORDS = "(SELECT w.words FROM contents w INDEXED BY contents_words WHERE w.arti
 
 # The names of the other feeds that carry the story (schema v18), a JSON array: one seek in
 # sources_by_article per card, and an empty array for nearly all of them.
+# How many highlights the article has (a list's rows say so): one count in the
+# highlights_by_article index per card, 0 for nearly all of them.
+_HIGHLIGHTS = "(SELECT count(*) FROM highlights h WHERE h.article_id = a.id)"
 _ALSO_IN = """(SELECT json_group_array(coalesce(nullif(sf.title, ''), sf.url))
     FROM sources s JOIN feeds sf ON sf.id = s.feed_id WHERE s.article_id = a.id)"""
 
@@ -95,7 +98,7 @@ _ARTICLE_BASE_COLUMNS = f"""
     a.added_at, a.error, a.failed_at, a.read_at, a.starred_at, a.summary_text,
     coalesce(f.title, a.source) AS feed_title, q.seq AS queue_seq, q.due_at, q.lane,
     a.read_position, a.read_position_at, {_SHOWN_DONE} AS done_at, {_WORDS} AS words, c.partial,
-    {_STATE} AS state, {_ALSO_IN} AS also_in
+    {_STATE} AS state, {_ALSO_IN} AS also_in, {_HIGHLIGHTS} AS highlights
 """
 # Statements selecting these columns start with `WITH {_LINE}`.
 

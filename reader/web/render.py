@@ -171,6 +171,8 @@ def _facts(a: Article, reading_list: bool) -> str:
         parts.append(" · " + _time_tag(a.published))
     if a.words:
         parts.append(f" · {reading_minutes(a.words)} min")
+    if a.highlights:
+        parts.append(f" · {a.highlights} highlight{'s' if a.highlights != 1 else ''}")
     if a.read_position:
         parts.append(f' · <span class="progress">{_progress(a.read_position)}</span>')
     if a.state != "new" and not (reading_list and a.state == "ready" and not a.partial):

@@ -145,3 +145,16 @@ async def test_fetch_it_again_from_the_article_page(quiet, pages):
     failed = await quiet.post(f"/articles/{a}/refetch")
     assert failed.status_code == 502 and "keeps its text" in failed.text
     assert "rewritten-text" in (await quiet.get(f"/articles/{a}")).text
+
+
+async def test_a_row_says_how_many_highlights_its_article_has(quiet, pages):
+    a = await ready_article(quiet, pages)
+    assert (await quiet.post(f"/api/articles/{a}/queue", json={})).status_code == 200  # on the reading list
+    row = (await quiet.get("/", params={"state": "ready", "unread": 1})).text
+    assert "highlight" not in row.split(f'id="card-{a}"')[1].split("</article>")[0]
+    for quote in ("Paragraph number 2 of Article one", "Paragraph number 3 of Article one"):
+        assert (await quiet.post(f"/api/articles/{a}/highlights", json={"quote": quote})).status_code in (200, 201)
+    for params in ({"state": "ready", "unread": 1}, {}):
+        page = (await quiet.get("/", params=params)).text
+        card = page.split(f'id="card-{a}"')[1].split("</article>")[0]
+        assert " · 2 highlights" in card
