@@ -32,12 +32,12 @@ from ..errors import Invalid, NotFound
 from ..params import MAX_LIMIT
 from ..records import ArticlePage, Content
 from ..store import Store, fts_query
+from .tags import MAX_TAG, parse_tags
 
 MAX_QUOTE = 5_000  # characters a highlight's quote may have
 MAX_NOTE = 10_000
 MAX_PER_ARTICLE = 1_000
 MAX_HIGHLIGHT_TAGS = 20
-MAX_TAG = 100
 COLORS = ("yellow", "green", "blue", "pink")
 MAX_TEXT_FILTER = 200
 
@@ -70,22 +70,7 @@ def parse_color(value: object) -> str:
 
 
 def parse_highlight_tags(value: object) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = value.split(",")
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise Invalid("tags must be a list of names (or names separated by commas)")
-    seen: dict[str, str] = {}
-    for raw in value:
-        name = " ".join(valid_text(raw).split())
-        if len(name) > MAX_TAG:
-            raise Invalid(f"a tag is at most {MAX_TAG} characters")
-        if name:
-            seen.setdefault(name.lower(), name)
-    if len(seen) > MAX_HIGHLIGHT_TAGS:
-        raise Invalid(f"at most {MAX_HIGHLIGHT_TAGS} tags on a highlight")
-    return list(seen.values())
+    return [] if value is None else parse_tags(value, limit=MAX_HIGHLIGHT_TAGS, on="a highlight")
 
 
 async def add(store: Store, article_id: int, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPag
 from .waits import FIRST_GUESS, Timings, Work, estimate_waits
 from .imports import ImportJob, Progress, stop_imports
 from . import highlights, library
+from .tags import parse_tags
 from . import library
 from . import rules as rule_book
 from ..feeds.rules import Rule
@@ -77,8 +78,6 @@ MAX_BULK = 10_000
 # Articles one bulk queue puts in line at most: hours of work for the workers already, and
 # the same act again queues the next ones (the store takes BATCH_MOST at the most).
 MAX_QUEUE_BATCH = 500
-MAX_TAG = 100
-MAX_TAGS = 100
 MAX_NAME = 200  # a tag or folder named in a filter
 # Past this many, a list's unread count says "999+" (counting all of a broad filter costs a scan).
 UNREAD_CAP = 999
@@ -235,25 +234,6 @@ def _undo_stamp(token: object) -> float:
 
 
 _MARKED = re.compile("\x02(.*?)\x03", re.S)
-
-
-def parse_tags(value: object) -> list[str]:
-    """Tags from a list of names or one comma-separated string: spaces folded, empty
-    ones dropped, duplicates (in any case) once."""
-    if isinstance(value, str):
-        value = value.split(",")
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise Invalid("tags must be a list of names (or names separated by commas)")
-    seen: dict[str, str] = {}
-    for raw in value:
-        name = " ".join(valid_text(raw).split())  # a lone surrogate (JSON can spell one) becomes "?"
-        if len(name) > MAX_TAG:
-            raise Invalid(f"a tag is at most {MAX_TAG} characters")
-        if name:
-            seen.setdefault(name.lower(), name)
-    if len(seen) > MAX_TAGS:
-        raise Invalid(f"at most {MAX_TAGS} tags on an article")
-    return list(seen.values())
 
 
 def snippet_html(snippet: str | None) -> Markup:

@@ -19,6 +19,20 @@ from ..render import any_pending, error_page, nav, render
 from ..requests import is_htmx, reader_of
 
 
+def _back_with(form: FormData, notice: dict[str, str | int]) -> Response:
+    """Back where the form came from (forms.back_to), with a bulk act's notice in the query."""
+    target = back_to(form)
+    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode(notice), status_code=303)
+
+
+def _stamp(form: FormData) -> float | None:
+    """The undo's stamp a notice's form carries (a bulk read's or done's shared time)."""
+    try:
+        return float(str(form.get("stamp") or ""))
+    except ValueError:
+        return None
+
+
 async def mark_many(request: Request) -> Response:
     """POST /articles/read: "mark these read" (ids, the cards on the page) or "mark all
     read" (the list's filter and until, the newest article when the page was shown). Back
@@ -27,9 +41,7 @@ async def mark_many(request: Request) -> Response:
     reader = reader_of(request)
     ids, until = chosen(form)
     marked = await reader.mark_many(True, ids=ids, within=parse_filter(form), until=until)
-    target = back_to(form)
-    notice = urlencode({"marked": len(marked.ids), "undo": repr(marked.stamp) if marked.stamp else ""})
-    return RedirectResponse(target + ("&" if "?" in target else "?") + notice, status_code=303)
+    return _back_with(form, {"marked": len(marked.ids), "undo": repr(marked.stamp) if marked.stamp else ""})
 
 
 def queued_notice(queued: QueuedMany) -> dict[str, str | int]:
@@ -54,9 +66,7 @@ async def queue_many(request: Request) -> Response:
     form = await checked_form(request)
     ids, until = chosen(form)
     queued = await reader_of(request).queue_many(ids=ids, within=parse_filter(form), until=until)
-    target = back_to(form)
-    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode(queued_notice(queued)),
-                            status_code=303)
+    return _back_with(form, queued_notice(queued))
 
 
 async def undo_queue(request: Request) -> Response:
@@ -64,9 +74,7 @@ async def undo_queue(request: Request) -> Response:
     leave the line; back to the list, saying how many, and how many had started."""
     form = await checked_form(request)
     taken = await reader_of(request).undo_queue(str(form.get("undo") or ""))
-    target = back_to(form)
-    return RedirectResponse(target + ("&" if "?" in target else "?")
-                            + urlencode({"unqueued": len(taken.ids), "started": taken.started}), status_code=303)
+    return _back_with(form, {"unqueued": len(taken.ids), "started": taken.started})
 
 
 async def tag_many(request: Request) -> Response:
@@ -77,9 +85,7 @@ async def tag_many(request: Request) -> Response:
     ids, until = chosen(form)
     tagged = await reader_of(request).tag_many(str(form.get("tags") or ""), ids=ids, within=parse_filter(form),
                                                until=until)
-    target = back_to(form)
-    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode({"tagged": tagged}),
-                            status_code=303)
+    return _back_with(form, {"tagged": tagged})
 
 
 async def set_tags(request: Request) -> Response:
@@ -96,14 +102,10 @@ async def set_tags(request: Request) -> Response:
 async def undo_mark(request: Request) -> Response:
     """POST /articles/read/undo: the articles one bulk read changed are unread again."""
     form = await checked_form(request)
-    try:
-        stamp = float(str(form.get("stamp") or ""))
-    except ValueError:
+    stamp = _stamp(form)
+    if stamp is None:
         return error_page(request, 422, "nothing to undo")
-    restored = await reader_of(request).undo_read(stamp)
-    target = back_to(form)
-    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode({"restored": len(restored)}),
-                            status_code=303)
+    return _back_with(form, {"restored": len(await reader_of(request).undo_read(stamp))})
 
 
 async def done_many(request: Request) -> Response:
@@ -113,22 +115,16 @@ async def done_many(request: Request) -> Response:
     form = await checked_form(request)
     ids, until = chosen(form)
     marked = await reader_of(request).done_many(True, ids=ids, within=parse_filter(form), until=until)
-    target = back_to(form)
-    notice = urlencode({"done": len(marked.ids), "undo": repr(marked.stamp) if marked.stamp else ""})
-    return RedirectResponse(target + ("&" if "?" in target else "?") + notice, status_code=303)
+    return _back_with(form, {"done": len(marked.ids), "undo": repr(marked.stamp) if marked.stamp else ""})
 
 
 async def undo_done(request: Request) -> Response:
     """POST /articles/done/undo: the articles one bulk done changed are back on the list."""
     form = await checked_form(request)
-    try:
-        stamp = float(str(form.get("stamp") or ""))
-    except ValueError:
+    stamp = _stamp(form)
+    if stamp is None:
         return error_page(request, 422, "nothing to undo")
-    restored = await reader_of(request).undo_done(stamp)
-    target = back_to(form)
-    return RedirectResponse(target + ("&" if "?" in target else "?") + urlencode({"back": len(restored)}),
-                            status_code=303)
+    return _back_with(form, {"back": len(await reader_of(request).undo_done(stamp))})
 
 
 async def card(request: Request) -> Response:
