@@ -390,19 +390,23 @@ class ArticleStore(StoreBase):
     async def list_facts(self) -> dict[str, Any]:
         """What a list's page shows around its articles, in one statement (each read apart
         is another trip to a read connection's thread): every feed for the feed filter with
-        its unread count (the stories it carries too, schema v19; `feeds`: JSON, [[id, title, url, folder, unread], ...] in no order:
+        its unread count (the stories it carries too, schema v19; a paused feed's 0, as its
+        list shows none; `feeds`: JSON, [[id, title, url, folder, unread], ...] in no order:
         sorting by lower(title) here was half the statement's cost), the saved links'
         unread count, the newest article id and the reading list's length."""
         row = await self._one(
             f"""
             SELECT (SELECT coalesce(max(id), 0) FROM articles) AS newest, {_READING_COUNT} AS reading,
                    coalesce((SELECT articles FROM unread WHERE feed = 0), 0) AS saved_unread,
-                   (SELECT coalesce(sum(articles), 0) FROM unread WHERE articles > 0) AS total,
+                   (SELECT coalesce(sum(articles), 0) FROM unread
+                    WHERE articles > 0 AND feed NOT IN ({PAUSED})) AS total,
                    (SELECT json_group_array(json_array(f.id, f.title, f.url, f.folder,
-                                                       coalesce(u.articles, 0) + coalesce(us.articles, 0)))
+                        CASE WHEN f.paused_until > :now THEN 0
+                             ELSE coalesce(u.articles, 0) + coalesce(us.articles, 0) END))
                     FROM feeds f LEFT JOIN unread u ON u.feed = f.id
                     LEFT JOIN unread_sources us ON us.feed = f.id) AS feeds
-            """
+            """,
+            {"now": time.time()},
         )
         assert row is not None  # an aggregate always answers one row
         return row

@@ -300,6 +300,8 @@ async def test_a_paused_feed_is_hidden_until_its_pause_ends(reader, pages, setti
     assert (await reader.feed(paused)).paused_until == until
     assert await reader.unread_counts() == {other: 4}
     assert (await reader.feed(paused)).unread == 0
+    facts = await reader.list_facts()  # the list pages' counts say the same
+    assert facts.unread(feed_id=paused) == 0 and facts.unread() == 4
     assert len(await titles(reader)) == 5 and await titles(reader, feed_id=paused) == ["Weekly links"]
     assert len(await reader.search("rust")) == 1
     store = reader._store
