@@ -42,7 +42,10 @@ after it), `figures.restore_figures` puts back the captioned pictures both dropp
 sit between two blocks of the article's text (readability's cleaning drops a figure whose
 text is short, and trafilatura leaves captions out), and `standfirst.restore_lead` puts
 back the lead paragraph that sits beside the title, outside the container both chose for
-the body.
+the body. Then `tails.drop_tails` takes out the bylines, date stamps and calls to follow or
+share that frame the body at its edges (before its first paragraph of prose or after its
+last), known by the page's own marks (class, rel, itemprop) or by a short whole line that
+opens as they do.
 
 Last, the chooser (`choose.py`) decides per page between three whole candidates: the vote's
 article, trafilatura's alone and readability's alone. Rules tuned block by block fitted the
@@ -94,6 +97,7 @@ from .partial import stops_short
 from .repeats import drop_repeats, paragraph_counts
 from .sanitize import clean_html, plain_text
 from .standfirst import LEAD_CLASS, LEAD_MARK, restore_lead
+from .tails import drop_tails
 from .vote import merge, parse_trafilatura
 
 
@@ -183,6 +187,7 @@ def _candidates(body: bytes, url: str, charset: str | None,
     restore_figures(tree, article)
     restore_lead(tree, article)
     drop_repeats(article, source)
+    drop_tails(article)
     candidates["vote"] = article
     return meta, candidates, tree
 
