@@ -169,8 +169,8 @@ def _marked_share(article: etree._Element, unit: etree._Element, length: int,
         if el is article:
             break
         if marks(el):
-            # measured only once marked (the cheap test first): a box holds more text than
-            # what it holds, so once one is too big every box further out is too
+            # measured only once marked (the cheap test first): a box further out holds all
+            # the text of the one inside it, so once one is too big every outer one is too
             if el is unit or len(WORD.findall(text_of(el))) <= BOX_WORDS:
                 return 1.0
             break
