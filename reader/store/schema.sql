@@ -674,5 +674,20 @@ CREATE TRIGGER sources_unread_gone BEFORE DELETE ON articles WHEN old.read_at IS
 END;
 
 
+-- The web form's imports and their reports (the report page and its queue button work
+-- after a restart; ids are never taken twice). outcome: the report as JSON; article_ids:
+-- its links' articles as packed 8-byte integers; finished_at NULL and no process running
+-- it: cut short by a restart.
+CREATE TABLE imports (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    error TEXT,
+    outcome TEXT,
+    article_ids BLOB
+);
+
+
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 21;
+PRAGMA user_version = 22;
