@@ -58,7 +58,7 @@ from ..records import (READING_LIST, Article, ArticleFilter, ArticlePage, Conten
                        ListFacts, Marked, QueuedMany, StoredImage, TakenBack)
 from ..settings import Settings
 from ..clean.sanitize import valid_text
-from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_terms
+from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_query, fts_terms
 from ..urls import check_url
 from ..jobs.worker import Worker
 
@@ -82,6 +82,7 @@ MAX_NAME = 200  # a tag or folder named in a filter
 # Past this many, a list's unread count says "999+" (counting all of a broad filter costs a scan).
 UNREAD_CAP = 999
 MAX_IMPORT_JOBS = 20  # finished web imports kept for their report pages
+MATCHING_CAP = 100  # highlights a search counts for its pointer to them ("100+")
 # A device's id for an action: long enough to be unique when random, short enough to store.
 ACTION_KEY = re.compile(r"[A-Za-z0-9._:-]{8,100}")
 # Seconds a replay waits for the same action still being applied by another request.
@@ -623,6 +624,18 @@ class Reader:
         """A page of highlights, newest first, and the `before` of the next (None: the last)."""
         return await highlights.listing(self._store, article_id=article_id, feed_id=feed_id, tag=tag, text=text,
                                         before=before, limit=limit)
+
+    async def highlights_matching(self, text: str) -> int:
+        """How many highlights (quote, note or tags) hold what a search typed, up to
+        MATCHING_CAP: the search page points to them, since its own matches are the
+        articles' words. 0 for a text with nothing to search for."""
+        query = fts_query(text)
+        if not query:
+            return 0
+        try:
+            return await self._store.highlights_matching(query, MATCHING_CAP)
+        except sqlite3.OperationalError:  # fts_query leaves no syntax; a last resort, as in search
+            return 0
 
     async def highlight_tags(self) -> list[str]:
         return await self._store.highlight_tags()
