@@ -598,7 +598,8 @@ CREATE TABLE rules (
     scope   TEXT NOT NULL DEFAULT 'all',   -- all, folder:NAME or feed:ID
     action  TEXT NOT NULL,             -- hide, keep_only, star or tag:NAME
     enabled INTEGER NOT NULL DEFAULT 1,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    swept_at REAL                      -- an age rule: the articles that grew old until then are swept
 );
 -- What one apply of a rule to stored articles changed, so that its undo takes back exactly that.
 CREATE TABLE rule_undo (
@@ -690,4 +691,4 @@ CREATE TABLE imports (
 
 
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 22;
+PRAGMA user_version = 23;
