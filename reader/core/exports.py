@@ -406,8 +406,8 @@ def read_export_file(data: bytes, name: str) -> tuple[list[dict[str, Any]], list
         opml_feeds = parse_opml(data, name)
     except ImportFileError as exc:
         raise PortabilityError(f"{exc} (reader imports its own JSON exports and OPML files)") from None
-    return [{"url": f.url, "title": f.title, "site_url": f.site_url, "folder": f.folder_name}
-            for f in opml_feeds], [], []
+    return [{"url": f.url, "title": f.title, "site_url": f.site_url, "folder": f.folder_name,
+             "paused_until": f.paused_until} for f in opml_feeds], [], []
 
 
 def _files(paths: list[Path]) -> list[Path]:

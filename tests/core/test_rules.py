@@ -394,8 +394,24 @@ async def test_export_and_import_keep_rules_and_pauses_exactly(reader, pages, tm
     assert second["rules"] == first["rules"] and first["rules"][0]["feed_url"].endswith("/feed.xml")
     assert [(f["url"], f["folder"], f["paused_until"]) for f in second["feeds"]] == \
         [(f["url"], f["folder"], f["paused_until"]) for f in first["feeds"]]
-    opml = (await reader.export_opml()).decode()
-    assert 'pausedUntil="' in opml
+    opml = await reader.export_opml()
+    assert b'pausedUntil="' in opml
+    # the OPML alone brings the pause back too (the feeds page's upload, `reader import feeds.opml`),
+    # through both ways in; a pause already over, or one the file spells wrong, is left out
+    wrong = opml.replace(b"<body>", b'<body><outline text="x" xmlUrl="https://odd.example/feed" pausedUntil="soon"/>'
+                                    b'<outline text="y" xmlUrl="https://over.example/feed" pausedUntil="2001-01-01T00:00:00"/>')
+    for n, way in enumerate(("data", "files")):
+        third = settings.replace(db=tmp_path / f"third-{n}.db")
+        (tmp_path / "feeds.opml").write_bytes(wrong)
+        async with running(third, worker=False, refresher=False) as other:
+            if way == "data":
+                await other.import_data(wrong, "feeds.opml", fetch=False)
+            else:
+                await exports.import_files(other._store, [tmp_path / "feeds.opml"])
+            paused = {f.url: f.paused_until for f in await other.feeds(counts=False)}
+        assert paused[first["feeds"][0]["url"]] == pytest.approx(first["feeds"][0]["paused_until"], abs=1), way
+        assert paused["https://odd.example/feed"] is None, way
+        assert paused["https://over.example/feed"] in (None, 978307200.0), way  # over: the lists show it
 
 
 async def test_apply_finds_words_with_likes_wildcards_and_any_case(reader, pages):
