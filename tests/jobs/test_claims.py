@@ -144,13 +144,15 @@ async def test_a_dead_holders_claim_on_a_queued_article_passes_to_the_worker_aft
 
 
 async def test_a_live_holder_renews_its_claim_and_is_never_robbed(settings, pages):
-    settings = settings.replace(claim_ttl=0.6)
+    # 1.5 s: long enough that a machine loaded by other test processes renews in time
+    # (0.6 s was once too short for that, and the test failed for it alone)
+    settings = settings.replace(claim_ttl=1.5)
     async with running(settings, worker=False) as reader:
-        ids = await _subscribe(reader, pages, ["long"], delay=2.0)  # extraction outlasts the ttl 3x
+        ids = await _subscribe(reader, pages, ["long"], delay=4.5)  # extraction outlasts the ttl 3x
         article_id = ids["long"]
         first = asyncio.create_task(reader._cleaner.open(article_id))
         await wait_for(lambda: pages.hits["/long.html"] == 1)
-        await asyncio.sleep(1.0)  # past the original expiry: only renewal keeps the claim
+        await asyncio.sleep(2.0)  # past the original expiry: only renewal keeps the claim
         async with running(settings, worker=False, refresher=False) as other:  # another "process"
             second = await other._cleaner.open(article_id)
         assert (await first)["html"] == second["html"]
