@@ -40,6 +40,7 @@ from ..feeds.discover import Subscription, subscribe
 from ..errors import Conflict, Forbidden, Invalid, Malformed, NotFound, ReaderError, StorageError, Unavailable
 from ..fetch import FetchError, Response, fetch
 from ..formats.epub import Edition, EditionArticle, assemble_epub
+from ..formats.importers.base import one_line
 from ..pool import CpuPool
 from ..feeds.refresh import RefreshResult, refresh_feeds
 from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPage, marks_read,
@@ -82,6 +83,7 @@ MAX_NAME = 200  # a tag or folder named in a filter
 # Past this many, a list's unread count says "999+" (counting all of a broad filter costs a scan).
 UNREAD_CAP = 999
 MAX_IMPORT_JOBS = 20  # finished web imports kept for their report pages
+MAX_IMPORT_NAME = 200  # characters of an uploaded file's name an import keeps
 MATCHING_CAP = 100  # highlights a search counts for its pointer to them ("100+")
 # A device's id for an action: long enough to be unique when random, short enough to store.
 ACTION_KEY = re.compile(r"[A-Za-z0-9._:-]{8,100}")
@@ -1068,6 +1070,7 @@ class Reader:
         feeds) on the job: the web form answers at once and its page follows the job. The
         job is a row of the imports table from the start and its report is written there
         at the end, so its page outlives a restart."""
+        name = one_line(name, MAX_IMPORT_NAME) or "the file"  # a browser sends what it likes here
         job_id = max(await self._store.next_import_id(), max(self.imports, default=0) + 1)
         job = ImportJob(id=job_id, name=name)
         self.imports[job.id] = job

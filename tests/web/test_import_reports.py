@@ -50,9 +50,10 @@ async def test_the_report_and_its_queue_button_work_after_a_restart(settings):
         assert len((await client.get("/api/queue")).json()["items"]) == 3
         assert (await client.get(f"/api/imports/{first}")).json()["report"]["unqueued"] == 0
 
-        second = await upload(client, "more.csv", pocket_csv(2, start=3))
+        long_name = "  a very   long " + "name" * 300 + ".csv"  # whatever a browser sends is kept short
+        second = await upload(client, long_name, pocket_csv(2, start=3))
         assert second == first + 1  # not 1 again: the old link would have shown this report
-        await wait_for(lambda: finished(client, second))
+        assert (await wait_for(lambda: finished(client, second)))["name"] == ("a very long " + "name" * 300)[:200]
         assert (await client.get(f"/api/imports/{first}")).json()["name"] == "pocket.csv"
         assert (await client.get(f"/api/imports/{second + 1}")).status_code == 404
 
