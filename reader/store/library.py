@@ -311,6 +311,9 @@ class LibraryStore(StoreBase):
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome,
                     article_ids = excluded.article_ids, error = excluded.error
+                -- its own row: a second server importing at the same moment may have taken the
+                -- same number, and one never writes its report over the other's
+                WHERE imports.started_at = excluded.started_at AND imports.name = excluded.name
                 """,
                 (import_id, name, started_at, finished_at, outcome, article_ids, error))
 

@@ -104,3 +104,23 @@ async def test_an_import_killed_midway_says_it_was_cut_short_and_keeps_what_it_s
         restarted.stop()
     assert answer["finished"] and answer["error"] == CUT_SHORT and answer["report"] is None
     assert "import the same file again" in page and 'http-equiv="refresh"' not in page
+
+
+async def test_two_servers_taking_one_number_never_write_over_each_others_report(settings):
+    """Two processes on one database may hand out the same number at the same moment (it
+    is a read, so the form answers while another writer holds the file): the first one's
+    row and report stay its own."""
+    from reader.store import Store
+
+    async with await Store.open(settings.db) as one, await Store.open(settings.db) as two:
+        number = await one.next_import_id()
+        assert await two.next_import_id() == number
+        await one.start_import(number, "mine.csv", 100.0, keep=20)
+        await two.start_import(number, "theirs.csv", 101.0, keep=20)
+        await one.finish_import(number, "mine.csv", 100.0, outcome='{"name": "mine.csv", "format": "pocket-csv"}',
+                                article_ids=b"", error=None, finished_at=102.0)
+        await two.finish_import(number, "theirs.csv", 101.0, outcome='{"name": "theirs.csv", "format": "x"}',
+                                article_ids=b"", error=None, finished_at=103.0)
+        row = await one.import_record(number)
+    assert (row["name"], row["finished_at"], row["outcome"]) == ("mine.csv", 102.0,
+                                                                 '{"name": "mine.csv", "format": "pocket-csv"}')
