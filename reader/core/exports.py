@@ -140,6 +140,9 @@ def _article_record(row: dict[str, Any], sources: Mapping[tuple[int, str], str] 
     if row["cleaned"]:
         record["content"] = {key: row["c_" + key] for key in
                              ("title", "author", "published", "html", "text", "words", "cleaned_at")}
+        # why the text may be only the article's start (a teaser, a paywall): null when whole
+        # or unknown; a salvaged file from before schema v21 has no such column
+        record["content"]["partial"] = row.get("c_partial")
         if sources and record["content"]["html"]:
             record["content"]["html"] = _with_sources(record["content"]["html"], sources)
     return record
@@ -367,6 +370,7 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
             "published": _text(content.get("published"), 100), "html": clean_html(content["html"], base_url=url),
             "text": text, "words": words if isinstance(words, int) and words >= 0 else len(text.split()),
             "cleaned_at": _number(content.get("cleaned_at")),
+            "partial": _text(content.get("partial"), 500) or None,
         }
     return record
 
@@ -402,8 +406,8 @@ def read_export_file(data: bytes, name: str) -> tuple[list[dict[str, Any]], list
         opml_feeds = parse_opml(data, name)
     except ImportFileError as exc:
         raise PortabilityError(f"{exc} (reader imports its own JSON exports and OPML files)") from None
-    return [{"url": f.url, "title": f.title, "site_url": f.site_url, "folder": f.folder_name}
-            for f in opml_feeds], [], []
+    return [{"url": f.url, "title": f.title, "site_url": f.site_url, "folder": f.folder_name,
+             "paused_until": f.paused_until} for f in opml_feeds], [], []
 
 
 def _files(paths: list[Path]) -> list[Path]:

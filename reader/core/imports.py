@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import html
+import json
 import logging
 import time
 import weakref
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import Invalid
 from ..formats.importers import (
@@ -92,6 +95,29 @@ class ImportOutcome:
             parts.append(f"{self.feeds_new} new feeds, {self.feeds_there} already subscribed")
         parts.append(f"{len(self.skipped) + self.skipped_not_listed} skipped")
         return ", ".join(parts)
+
+
+def outcome_json(outcome: ImportOutcome) -> str:
+    """The report as the imports table keeps it (its article ids are kept apart, packed)."""
+    report = {f.name: getattr(outcome, f.name) for f in dataclasses.fields(outcome) if f.name != "article_ids"}
+    report["fetched"] = [dataclasses.asdict(r) for r in outcome.fetched]
+    return json.dumps(report, ensure_ascii=False)
+
+
+def outcome_from_json(text: str, article_ids: bytes | None) -> ImportOutcome:
+    """An ImportOutcome as outcome_json wrote it; keys it does not know are left out (a
+    report written by a later version)."""
+    report = json.loads(text)
+    known = {f.name for f in dataclasses.fields(ImportOutcome)} - {"article_ids"}
+    values = {key: value for key, value in report.items() if key in known}
+    values["skipped"] = [(where, why) for where, why in values.get("skipped", [])]
+    result_fields = {f.name for f in dataclasses.fields(RefreshResult)}
+    values["fetched"] = [RefreshResult(**{k: v for k, v in r.items() if k in result_fields})
+                         for r in values.get("fetched", [])]
+    outcome = ImportOutcome(**values)
+    if article_ids:
+        outcome.article_ids.frombytes(article_ids[: len(article_ids) - len(article_ids) % 8])
+    return outcome
 
 
 def _prepared(link: LinkRecord) -> ImportLink:
@@ -250,6 +276,11 @@ async def _apply_parsed(store: Store, parsed: ParsedImport, progress: Progress |
     outcome = _outcome_of(parsed)
     if parsed.feeds:
         results = await store.import_feeds([(f.url, f.title, f.site_url, f.folder_name) for f in parsed.feeds])
+        for f, (feed_id, _) in zip(parsed.feeds, results):  # reader's own pausedUntil, to a feed with no pause
+            if f.paused_until is not None and f.paused_until > time.time():
+                found = await store.get_feed(feed_id)
+                if found is not None and found["paused_until"] is None:
+                    await store.pause_feed(feed_id, f.paused_until)
         outcome.new_feed_ids = [feed_id for feed_id, created in results if created]
         outcome.feeds_new = len(outcome.new_feed_ids)
         # subscribed before this file: a feed the file lists twice is one of its notes
@@ -272,11 +303,19 @@ async def _apply_parsed(store: Store, parsed: ParsedImport, progress: Progress |
     return outcome
 
 
+# What the report of an import says when no process ran it to its end (killed, or the
+# machine stopped): the links stored before stay, and the same file again merges.
+CUT_SHORT = ("reader stopped before this import was done: the links stored until then stay;"
+             " import the same file again to bring in the rest without copies")
+
+
 @dataclass
 class ImportJob:
     """One import started from the web form, running while its page shows how far it got.
-    Kept in memory by the process that runs it: an import is seconds, and one cut short
-    by a restart is finished by importing the file again (which merges)."""
+    The running ones are in the memory of the process that runs them; each is a row of the
+    imports table from its start, and its report is written there when it ends, so the
+    report page, its queue button and GET /api/imports/{n} outlive a restart (a row never
+    finished is one a restart cut short: `job_of_record` says so)."""
 
     id: int
     name: str
@@ -287,6 +326,7 @@ class ImportJob:
     error: str | None = None  # the file as a whole was refused: why
     waiting: bool = False  # for the import before it to finish
     stopping: bool = False  # told to stop: it ends at the next batch boundary
+    recorded: bool = False  # its end is written in the imports table
 
     @property
     def finished(self) -> bool:
@@ -310,6 +350,22 @@ class ImportJob:
         self.stopping = True
 
 
+def job_of_record(row: dict[str, Any]) -> ImportJob:
+    """The job an imports row describes, for an import no process here is running: finished,
+    with its report or its error, or cut short by a restart."""
+    job = ImportJob(id=int(row["id"]), name=str(row["name"]), started_at=float(row["started_at"]))
+    outcome, error = row.get("outcome"), row.get("error")
+    if isinstance(outcome, str):
+        ids = row.get("article_ids")
+        job.outcome = outcome_from_json(outcome, ids if isinstance(ids, bytes) else None)
+        job.done = job.total = job.outcome.new + job.outcome.merged
+    elif isinstance(error, str):
+        job.error = error
+    else:
+        job.error = CUT_SHORT
+    return job
+
+
 def stop_imports(jobs: Iterable[ImportJob]) -> None:
     """Shutdown: tell every import still running or waiting to stop at its next batch."""
     for job in jobs:
@@ -317,4 +373,5 @@ def stop_imports(jobs: Iterable[ImportJob]) -> None:
             job.stop()
 
 
-__all__ = ["ImportFileError", "ImportJob", "ImportOutcome", "Progress", "apply", "parse", "stop_imports"]
+__all__ = ["CUT_SHORT", "ImportFileError", "ImportJob", "ImportOutcome", "Progress", "apply", "job_of_record",
+           "outcome_from_json", "outcome_json", "parse", "stop_imports"]

@@ -40,12 +40,13 @@ from ..feeds.discover import Subscription, subscribe
 from ..errors import Conflict, Forbidden, Invalid, Malformed, NotFound, ReaderError, StorageError, Unavailable
 from ..fetch import FetchError, Response, fetch
 from ..formats.epub import Edition, EditionArticle, assemble_epub
+from ..formats.importers.base import one_line
 from ..pool import CpuPool
 from ..feeds.refresh import RefreshResult, refresh_feeds
 from .reading import (STARTED_ELSEWHERE, DirectLane, Opened, OpenedBy, OpenedPage, marks_read,
                       starts_work)
 from .waits import FIRST_GUESS, Timings, Work, estimate_waits
-from .imports import ImportJob, Progress, stop_imports
+from .imports import ImportJob, Progress, job_of_record, outcome_json, stop_imports
 from . import highlights, library
 from .tags import parse_tags
 from . import library
@@ -58,7 +59,7 @@ from ..records import (READING_LIST, Article, ArticleFilter, ArticlePage, Conten
                        ListFacts, Marked, QueuedMany, StoredImage, TakenBack)
 from ..settings import Settings
 from ..clean.sanitize import valid_text
-from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_terms
+from ..store import MAX_SEARCH_CHARS, MAX_SEARCH_TERMS, STATES, ListFilter, Store, TooSlow, fts_query, fts_terms
 from ..urls import check_url
 from ..jobs.worker import Worker
 
@@ -82,6 +83,8 @@ MAX_NAME = 200  # a tag or folder named in a filter
 # Past this many, a list's unread count says "999+" (counting all of a broad filter costs a scan).
 UNREAD_CAP = 999
 MAX_IMPORT_JOBS = 20  # finished web imports kept for their report pages
+MAX_IMPORT_NAME = 200  # characters of an uploaded file's name an import keeps
+MATCHING_CAP = 100  # highlights a search counts for its pointer to them ("100+")
 # A device's id for an action: long enough to be unique when random, short enough to store.
 ACTION_KEY = re.compile(r"[A-Za-z0-9._:-]{8,100}")
 # Seconds a replay waits for the same action still being applied by another request.
@@ -530,7 +533,7 @@ class Reader:
         """The person's "Queue the N unread links" on an import's report: its links that
         are unread and not queued or ready, as one bulk queue (the oldest first, capped,
         with its undo). An import never queues anything by itself."""
-        job = self.import_job(job_id)
+        job = await self.import_job(job_id)
         if not job.finished:
             raise Conflict("the import is still running: queue its links once it is done")
         if job.outcome is None or not job.outcome.article_ids:
@@ -624,6 +627,18 @@ class Reader:
         return await highlights.listing(self._store, article_id=article_id, feed_id=feed_id, tag=tag, text=text,
                                         before=before, limit=limit)
 
+    async def highlights_matching(self, text: str) -> int:
+        """How many highlights (quote, note or tags) hold what a search typed, up to
+        MATCHING_CAP: the search page points to them, since its own matches are the
+        articles' words. 0 for a text with nothing to search for."""
+        query = fts_query(text)
+        if not query:
+            return 0
+        try:
+            return await self._store.highlights_matching(query, MATCHING_CAP)
+        except sqlite3.OperationalError:  # fts_query leaves no syntax; a last resort, as in search
+            return 0
+
     async def highlight_tags(self) -> list[str]:
         return await self._store.highlight_tags()
 
@@ -642,11 +657,16 @@ class Reader:
         rows = await self._store.every_highlight()
         return highlights.readwise_csv(rows, await self._store.tags_of(sorted({r["article_id"] for r in rows})))
 
-    def import_job(self, job_id: int) -> ImportJob:
+    async def import_job(self, job_id: int) -> ImportJob:
+        """A web import: the one this process is running, or its record (the latest
+        MAX_IMPORT_JOBS are kept, across restarts)."""
         job = self.imports.get(job_id)
-        if job is None:
-            raise NotFound("no such import (imports are kept until the server restarts)")
-        return job
+        if job is not None:
+            return job
+        row = await self._store.import_record(job_id)
+        if row is None:
+            raise NotFound(f"no such import: {job_id} (the latest {MAX_IMPORT_JOBS} imports are kept)")
+        return job_of_record(row)
 
     async def finish_imports(self) -> None:
         """Shutdown: running imports end at their next batch (each batch is its own
@@ -1045,16 +1065,28 @@ class Reader:
         does not import."""
         return library.format_of(data, name)
 
-    def start_import_data(self, data: bytes, name: str) -> ImportJob:
+    async def start_import_data(self, data: bytes, name: str) -> ImportJob:
         """import_data in the background, its progress and outcome (with the fetch of its new
-        feeds) on the job: the web form answers at once and its page follows the job."""
-        job = ImportJob(id=max(self.imports, default=0) + 1, name=name)
+        feeds) on the job: the web form answers at once and its page follows the job. The
+        job is a row of the imports table from the start and its report is written there
+        at the end, so its page outlives a restart."""
+        name = one_line(name, MAX_IMPORT_NAME) or "the file"  # a browser sends what it likes here
+        job_id = max(await self._store.next_import_id(), max(self.imports, default=0) + 1)
+        job = ImportJob(id=job_id, name=name)
         self.imports[job.id] = job
-        for old in sorted(self.imports)[:-MAX_IMPORT_JOBS]:
-            if self.imports[old].finished:
-                del self.imports[old]
+        for old in [i for i, j in self.imports.items() if j.recorded]:
+            del self.imports[old]  # their reports are in the table
+
+        async def record_start() -> None:
+            try:
+                await self._store.start_import(job.id, name, job.started_at, MAX_IMPORT_JOBS)
+            except Exception:  # its end writes the row all the same
+                log.exception("the start of the import of %s could not be recorded", name)
 
         async def run() -> None:
+            # Beside the import, not before it: with another writer holding the database the
+            # page still shows how far the file was read while both wait.
+            started = asyncio.create_task(record_start(), name=f"import-{job.id}-start")
             try:
                 job.outcome = await self.import_data(data, name, progress=job.progress, job=job)
             except Invalid as exc:
@@ -1062,6 +1094,15 @@ class Reader:
             except Exception as exc:  # a storage failure: the page says so, the server goes on
                 log.exception("import of %s failed", name)
                 job.error = f"the import stopped: {exc}; what was stored stays, and importing again merges"
+            await started
+            try:
+                await self._store.finish_import(
+                    job.id, name, job.started_at, outcome=None if job.outcome is None else outcome_json(job.outcome),
+                    article_ids=b"" if job.outcome is None else job.outcome.article_ids.tobytes(),
+                    error=job.error, finished_at=time.time())
+                job.recorded = True
+            except Exception:  # the report stays in memory; after a restart the page says it was cut short
+                log.exception("the report of the import of %s could not be stored", name)
 
         task = asyncio.create_task(run(), name=f"import-{job.id}")
         self._import_tasks.add(task)

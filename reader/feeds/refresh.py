@@ -21,7 +21,7 @@ from ..fetch import FetchError, fetch
 from ..store import Store
 
 from .parse import FeedError, parse_feed, short_reason
-from .rules import Rule, Rules
+from .rules import Compiled, Rule, Rules
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +101,42 @@ def decide(rules: Rules, entries: list[dict[str, Any]], feed_id: int, folder: st
         decision = rules.decide(entry, feed_id, folder, now)
         if decision:
             entry.update(hidden_by=decision.hidden_by, star=decision.star, tags=decision.tags)
+
+
+# Articles one sweep of one age rule changes at most per statement (a first sweep after a
+# long stop may find many).
+SWEEP_BATCH = 2_000
+
+
+async def sweep_aged(store: Store, now: float | None = None) -> int:
+    """The age rules, on what grew old since they last looked. A rule decides an article's
+    fate as it arrives; an article that arrived fresh grows older than an age rule's days
+    later, and is hidden (starred, tagged) then, by this sweep the refresher makes every
+    round. Each sweep looks only at the articles whose time passed the rule's line since
+    the one before (rules.swept_at, the rule's creation at first), so what a person showed
+    again, or touched in any way, is never taken from them again. keep_only age rules are
+    left alone: what they keep only grows older. How many articles changed."""
+    now = time.time() if now is None else now
+    changed = 0
+    for row in await store.rules(counts=False):
+        rule = Rule.from_row(row)
+        if not rule.enabled or rule.field != "age" or rule.action == "keep_only":
+            continue
+        compiled = Compiled(rule)
+        span = compiled.days * 86400.0
+        since = (row.get("swept_at") or rule.created) - span
+        until = now - span
+        while since < until:
+            # each batch changed leaves the untouched (hidden, starred or tagged now), so the
+            # next look finds the next ones
+            ids = await store.grown_old(since, until, SWEEP_BATCH, feed_id=compiled.feed, folder=compiled.folder,
+                                        with_tag=rule.tag)
+            count = (await store.apply_rule(rule.id, rule.action, ids, remember=False))[0] if ids else 0
+            changed += count
+            if len(ids) < SWEEP_BATCH or count == 0:
+                break
+        await store.rule_swept(rule.id, now)
+    return changed
 
 
 async def refresh_feeds(

@@ -42,6 +42,25 @@ def _get(attrs: dict[str, str], name: str) -> str:
     return (value or "").strip()
 
 
+def _paused_until(value: str) -> float | None:
+    """reader's own pausedUntil attribute (ISO 8601, as export_opml writes it) as a time;
+    None when there is none, it cannot be read or it is not in the years a pause can reach
+    (the importer leaves a pause that has ended alone)."""
+    if not value:
+        return None
+    try:
+        at = datetime.datetime.fromisoformat(value.strip()[:40])
+    except ValueError:
+        return None
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=datetime.UTC)
+    try:
+        stamp = at.timestamp()
+    except (OverflowError, OSError, ValueError):
+        return None
+    return stamp if 0 < stamp < 1e11 else None
+
+
 def parse_opml(data: bytes, name: str = "the file", report: ImportReport | None = None,
                refused: list[str] | None = None) -> list[FeedRecord]:
     """The feeds of an OPML file with their folders, deduplicated by normalized URL in file
@@ -99,7 +118,7 @@ def parse_opml(data: bytes, name: str = "the file", report: ImportReport | None 
             return
         title = one_line(_get(attrs, "title") or _get(attrs, "text"), MAX_TITLE)
         feed = FeedRecord(url=good, title="" if title == good else title, site_url=http_url(_get(attrs, "htmlUrl")),
-                          folder=folder)
+                          folder=folder, paused_until=_paused_until(_get(attrs, "pausedUntil")))
         seen[key] = (feed, outlines)
         feeds.append(feed)
 

@@ -1,5 +1,6 @@
-"""The background refresher the app's lifespan owns: due feeds, every interval. It
-stores headlines and nothing else."""
+"""The background refresher the app's lifespan owns: due feeds, every interval, then the
+age rules' sweep. It stores headlines (and what the rules decide for them) and nothing
+else: it never queues."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import httpx
 from ..pool import CpuPool
 from ..store import Store
 
-from ..feeds.refresh import refresh_feeds
+from ..feeds.refresh import refresh_feeds, sweep_aged
 
 log = logging.getLogger(__name__)
 
@@ -28,4 +29,8 @@ async def refresh_periodically(
                 await refresh_feeds(store, client, pool, due, max_bytes=max_bytes, deadline=deadline)
         except Exception:
             log.exception("background refresh failed; trying again next interval")
+        try:  # what grew older than an age rule's days since the last round
+            await sweep_aged(store)
+        except Exception:
+            log.exception("sweeping the age rules failed; trying again next round")
         await asyncio.sleep(min(interval, 60.0))

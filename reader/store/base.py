@@ -188,6 +188,38 @@ async def _configure(conn: aiosqlite.Connection) -> None:
     await conn.execute("PRAGMA foreign_keys = ON")
     await conn.execute("PRAGMA synchronous = NORMAL")
 
+
+async def open_connection(target: str | Path, *, configure: bool = True, uri: bool = False) -> aiosqlite.Connection:
+    """One aiosqlite connection, opened (and configured) all the way or not at all.
+
+    aiosqlite opens on a thread of its own. A task cancelled half-way (shutdown right after
+    start, a request that went away while its read connection opened) would leave that
+    thread running with nobody to close it: it waits on its queue forever, or finishes the
+    open after the loop is gone and dies with "Event loop is closed". So the opening runs
+    shielded, and a cancelled opener waits for it to end, closes what it opened, then
+    passes the cancellation on."""
+
+    async def opened() -> aiosqlite.Connection:
+        conn = await aiosqlite.connect(target, uri=uri, isolation_level=None)
+        try:
+            if configure:
+                await _configure(conn)
+        except BaseException:
+            await conn.close()
+            raise
+        return conn
+
+    opening = asyncio.ensure_future(opened())
+    try:
+        return await asyncio.shield(opening)
+    except asyncio.CancelledError:
+        while not opening.done():  # a few milliseconds: an open and three pragmas
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(opening)
+        if not opening.cancelled() and opening.exception() is None:
+            await asyncio.shield(opening.result().close())
+        raise
+
 # Read connections a Store opens at most: enough that one slow read never holds up the
 # pages, few enough that a burst of requests cannot open a thread per request.
 READ_CONNECTIONS = 4
@@ -212,8 +244,7 @@ class StoreBase:
         self._read_only = read is write
         self._idle: list[aiosqlite.Connection] = [read]
         self._readers: list[aiosqlite.Connection] = [read]
-        self._read_freed = asyncio.Condition()
-        self._opening = 0
+        self._read_slots = asyncio.Semaphore(READ_CONNECTIONS)
         self._here: sqlite3.Connection | None = None  # see _read_here
         # see ArticleStore._highlights_at
         self._kept_highlights: OrderedDict[int, tuple[int, tuple[dict[str, Any], ...]]] = OrderedDict()
@@ -233,14 +264,12 @@ class StoreBase:
     async def _connect(cls, path: Path) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
         if path.is_file() and not writable(path):
             return await cls._connect_read_only(path)
-        write = await aiosqlite.connect(path, isolation_level=None)
+        write = await open_connection(path)
         try:
-            await _configure(write)
             await check_schema(write)  # before WAL: another program's file is left exactly as it was
             await write.execute("PRAGMA journal_mode = WAL")
             await migrate(write)
-            read = await aiosqlite.connect(path, isolation_level=None)
-            await _configure(read)
+            read = await open_connection(path)
         except BaseException:
             await write.close()
             raise
@@ -248,9 +277,8 @@ class StoreBase:
 
     @classmethod
     async def _connect_read_only(cls, path: Path) -> tuple[aiosqlite.Connection, aiosqlite.Connection]:
-        read = await aiosqlite.connect(read_only_uri(path), uri=True, isolation_level=None)
+        read = await open_connection(read_only_uri(path), uri=True)
         try:
-            await _configure(read)
             with _as_storage_error():
                 version = (await rows_of(read, "PRAGMA user_version"))[0][0]
             if version != len(MIGRATIONS):
@@ -282,30 +310,18 @@ class StoreBase:
         if self._read_only:  # one connection opened read-only serves everything
             yield self._read
             return
-        async with self._read_freed:
-            while not self._idle and len(self._readers) + self._opening >= READ_CONNECTIONS:
-                await self._read_freed.wait()
+        # The bookkeeping has no await in it: a reader cancelled at any point (a request
+        # that went away) gives its slot and its connection back, and a connection opened
+        # is always one of _readers, closed by close().
+        async with self._read_slots:
             conn = self._idle.pop() if self._idle else None
             if conn is None:
-                self._opening += 1
-        if conn is None:
-            try:
-                conn = await aiosqlite.connect(self.path, isolation_level=None)
-                await _configure(conn)
-            except BaseException:
-                async with self._read_freed:
-                    self._opening -= 1
-                    self._read_freed.notify()
-                raise
-            async with self._read_freed:
-                self._opening -= 1
+                conn = await open_connection(self.path)
                 self._readers.append(conn)
-        try:
-            yield conn
-        finally:
-            async with self._read_freed:
+            try:
+                yield conn
+            finally:
                 self._idle.append(conn)
-                self._read_freed.notify()
 
     async def _all(self, sql: str, params: Params = (), *, budget: float | None = None) -> list[dict[str, Any]]:
         """Every row of one read statement. With `budget` (seconds), a statement still

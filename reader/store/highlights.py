@@ -182,6 +182,13 @@ class HighlightStore(StoreBase):
         sql = (f"{_LISTED} WHERE {' AND '.join(where) or '1'} ORDER BY h.created_at DESC, h.id DESC LIMIT ?")
         return [_row(r) for r in await self._all(sql, (*params, limit))]
 
+    async def highlights_matching(self, text: str, cap: int) -> int:
+        """How many highlights the FTS5 query `text` finds in their quotes, notes and tags,
+        counted up to `cap`."""
+        return await self._count(
+            "SELECT count(*) FROM (SELECT 1 FROM highlights_search WHERE highlights_search MATCH ? LIMIT ?)",
+            (text, cap))
+
     async def highlight_tags(self) -> list[str]:
         rows = await self._all("SELECT name FROM highlight_tags ORDER BY lower(name)")
         return [r["name"] for r in rows]

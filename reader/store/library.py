@@ -282,6 +282,46 @@ class LibraryStore(StoreBase):
                 [(i, t) for i in chosen for t in tag_ids.values()])
             return len(chosen)
 
+    # -- the web form's imports, kept for their reports -------------------------
+
+    async def next_import_id(self) -> int:
+        """The number the next import takes: one no earlier import had (AUTOINCREMENT's
+        sqlite_sequence remembers the numbers of forgotten ones). A read, so the form that
+        starts an import answers even while another writer holds the database."""
+        rows = await self._all(
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'imports'), 0),"
+            " coalesce((SELECT max(id) FROM imports), 0)) AS last")
+        return int(rows[0]["last"]) + 1
+
+    async def start_import(self, import_id: int, name: str, started_at: float, keep: int) -> None:
+        """The import's row, written as it starts (a row never finished is one a restart
+        cut short), forgetting the finished ones older than the latest `keep`."""
+        async with self._transaction() as db:
+            await db.execute("INSERT INTO imports (id, name, started_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                             (import_id, name, started_at))
+            await db.execute("DELETE FROM imports WHERE finished_at IS NOT NULL AND id <= ? - ?", (import_id, keep))
+
+    async def finish_import(self, import_id: int, name: str, started_at: float, *, outcome: str | None,
+                            article_ids: bytes, error: str | None, finished_at: float) -> None:
+        """Its report, written as it ends (its row too, if the start could not write it)."""
+        async with self._transaction() as db:
+            await db.execute(
+                """
+                INSERT INTO imports (id, name, started_at, finished_at, outcome, article_ids, error)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome,
+                    article_ids = excluded.article_ids, error = excluded.error
+                -- its own row: a second server importing at the same moment may have taken the
+                -- same number, and one never writes its report over the other's
+                WHERE imports.started_at = excluded.started_at AND imports.name = excluded.name
+                """,
+                (import_id, name, started_at, finished_at, outcome, article_ids, error))
+
+    async def import_record(self, import_id: int) -> dict[str, Any] | None:
+        return await self._one(
+            "SELECT id, name, started_at, finished_at, error, outcome, article_ids FROM imports WHERE id = ?",
+            (import_id,))
+
     async def all_tags(self) -> list[dict[str, Any]]:
         return await self._all(
             """

@@ -14,7 +14,7 @@ import aiosqlite
 
 from ..records import RawPage, StoredImage
 from .articles import selection
-from .base import _ARTICLE_JOINS, _SERVICE_ORDER, _WAITING, Run, StoreBase, rows_of
+from .base import _ARTICLE_JOINS, _SERVICE_ORDER, _WAITING, Run, StoreBase, open_connection, rows_of
 from .highlights import reanchor
 from .rows import ClaimRow, WaitingRow
 
@@ -35,7 +35,11 @@ class LineStore(StoreBase):
             rows = await rows_of(self._read, "PRAGMA data_version")
             return int(rows[0][0])
         if self._watcher is None:
-            self._watcher = await aiosqlite.connect(self.path, isolation_level=None)
+            watcher = await open_connection(self.path, configure=False)
+            if self._watcher is None:
+                self._watcher = watcher
+            else:  # another task opened one meanwhile: one is enough
+                await watcher.close()
         rows = await rows_of(self._watcher, "PRAGMA data_version")
         return int(rows[0][0])
 

@@ -35,7 +35,7 @@ class PortableStore(StoreBase):
                    a.done_at, f.url AS feed_url, f.title AS feed_title,
                    c.article_id IS NOT NULL AS cleaned, c.title AS c_title, c.author AS c_author,
                    c.published AS c_published, c.html AS c_html, c.text AS c_text, c.words AS c_words,
-                   c.cleaned_at AS c_cleaned_at
+                   c.cleaned_at AS c_cleaned_at, c.partial AS c_partial
             FROM articles a
             LEFT JOIN feeds f ON f.id = a.feed_id
             LEFT JOIN contents c ON c.article_id = a.id
@@ -131,11 +131,14 @@ class PortableStore(StoreBase):
                 if content:
                     rows = await rows_of(db, 
                         """
-                        INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at)
-                        VALUES (:article_id, :title, :author, :published, :html, :text, :words, :cleaned_at)
+                        INSERT INTO contents (article_id, title, author, published, html, text, words, cleaned_at,
+                                              partial)
+                        VALUES (:article_id, :title, :author, :published, :html, :text, :words, :cleaned_at,
+                                :partial)
                         ON CONFLICT (article_id) DO NOTHING RETURNING article_id
                         """,
-                        {**content, "article_id": article_id, "cleaned_at": content.get("cleaned_at") or now},
+                        {**content, "article_id": article_id, "cleaned_at": content.get("cleaned_at") or now,
+                         "partial": content.get("partial")},
                     )
                     if rows:
                         counts["contents"] += 1

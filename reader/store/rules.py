@@ -60,11 +60,14 @@ class RuleStore(StoreBase):
 
     async def add_rule(self, *, field: str, kind: str, pattern: str, scope: str, action: str,
                        enabled: bool = True, created: float | None = None) -> int:
+        now = time.time()
         async with self._transaction() as db:
+            # an age rule sweeps what grows old from the time it is stored (a rule an export
+            # brings back keeps its creation time, and the library it comes to is another)
             rows = await rows_of(
-                db, "INSERT INTO rules (field, kind, pattern, scope, action, enabled, created)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (field, kind, pattern, scope, action, int(enabled), time.time() if created is None else created))
+                db, "INSERT INTO rules (field, kind, pattern, scope, action, enabled, created, swept_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (field, kind, pattern, scope, action, int(enabled), now if created is None else created, now))
             return int(rows[0]["id"])
 
     async def update_rule(self, rule_id: int, changes: dict[str, Any]) -> bool:
@@ -75,7 +78,10 @@ class RuleStore(StoreBase):
             if not columns:
                 return bool(await rows_of(db, "SELECT 1 FROM rules WHERE id = ?", (rule_id,)))
             sets = ", ".join(f"{c} = :{c}" for c in columns)
-            cur = await db.execute(f"UPDATE rules SET {sets} WHERE id = :id", {**changes, "id": rule_id})
+            # a changed rule sweeps what grows old from now on, as it applies to what arrives
+            # from now on (the stored ones are the person's to apply it to)
+            cur = await db.execute(f"UPDATE rules SET {sets}, swept_at = :now WHERE id = :id",
+                                   {**changes, "id": rule_id, "now": time.time()})
             return cur.rowcount > 0
 
     async def delete_rule(self, rule_id: int) -> int | None:
@@ -143,9 +149,36 @@ class RuleStore(StoreBase):
             f"SELECT {_MATCHED} FROM articles a JOIN feeds f ON f.id = a.feed_id"
             f" WHERE {' AND '.join(where)} ORDER BY a.id LIMIT :limit", params)
 
-    async def apply_rule(self, rule_id: int, action: str, ids: Sequence[int]) -> tuple[int, float]:
+    async def grown_old(self, since: float, until: float, limit: int, *, feed_id: int | None = None,
+                        folder: str | None = None, with_tag: str | None = None) -> list[int]:
+        """The articles a rule may change (see _UNTOUCHED) whose time (sort_at) lies in
+        (since, until], oldest first: those an age rule's sweep has not looked at yet."""
+        params: dict[str, Any] = {"since": since, "until": until, "limit": limit}
+        where = [_UNTOUCHED, "a.sort_at > :since", "a.sort_at <= :until"]
+        if feed_id is not None:
+            where.append("a.feed_id = :feed")
+            params["feed"] = feed_id
+        if folder is not None:
+            where.append("(f.folder = :folder OR substr(f.folder, 1, length(:folder) + 3) = :folder || ' / ')")
+            params["folder"] = folder
+        if with_tag is not None:
+            where.append("NOT EXISTS (SELECT 1 FROM article_tags at JOIN tags t ON t.id = at.tag_id"
+                         " WHERE at.article_id = a.id AND t.name = :tag)")
+            params["tag"] = with_tag
+        rows = await self._all(
+            f"SELECT a.id FROM articles a JOIN feeds f ON f.id = a.feed_id WHERE {' AND '.join(where)}"
+            " ORDER BY a.sort_at, a.id LIMIT :limit", params)
+        return [int(r["id"]) for r in rows]
+
+    async def rule_swept(self, rule_id: int, until: float) -> None:
+        async with self._transaction() as db:
+            await db.execute("UPDATE rules SET swept_at = ? WHERE id = ?", (until, rule_id))
+
+    async def apply_rule(self, rule_id: int, action: str, ids: Sequence[int], *,
+                         remember: bool = True) -> tuple[int, float]:
         """Apply a rule's action to these articles (those still untouched: see _UNTOUCHED),
-        in one transaction, each change remembered under one stamp for `undo_apply`.
+        in one transaction, each change remembered under one stamp for `undo_apply`
+        (unless not to `remember`: an age rule's sweep, which no one takes back as one).
         Returns (articles changed, the stamp)."""
         stamp = time.time()
         chosen = f"SELECT a.id FROM articles a WHERE a.id IN (SELECT value FROM json_each(:ids)) AND {_UNTOUCHED}"
@@ -168,6 +201,8 @@ class RuleStore(StoreBase):
             else:
                 cur = await db.execute("INSERT INTO article_tags (article_id, tag_id) SELECT article_id, :tag"
                                        " FROM rule_undo WHERE stamp = :stamp", params)
+            if not remember:
+                await db.execute("DELETE FROM rule_undo WHERE stamp = :stamp AND rule_id = :rule", params)
             return cur.rowcount, stamp
 
     async def undo_apply(self, rule_id: int, action: str, stamp: float) -> int:

@@ -977,11 +977,43 @@ async def _v20_to_v21(db: aiosqlite.Connection) -> None:
     await db.execute("ALTER TABLE contents ADD COLUMN partial TEXT")
 
 
+# Version 22: the web form's imports and their reports, kept across restarts. The report
+# page, its "Queue the N unread links" and GET /api/imports/{n} used to live in the server's
+# memory: after a restart the link answered 404, and the next import took the same number.
+# `outcome` is the report as JSON; `article_ids` its links' articles as packed 8-byte
+# integers (100,000 links are 800 kB); `finished_at` NULL with no process running it is an
+# import a restart cut short.
+SCHEMA_V22 = """
+CREATE TABLE imports (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    error TEXT,
+    outcome TEXT,
+    article_ids BLOB
+);
+"""
+
+
+async def _v21_to_v22(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V22)
+
+
+# Version 23: how far an age rule has looked (rules.swept_at). An age rule decided an
+# article's fate only as it arrived, so one that arrived fresh stayed shown once it was
+# older than the rule's days; the refresher now sweeps the articles that grew old since the
+# last sweep (feeds/refresh.py: sweep_aged), never one a person showed again. NULL: from the
+# rule's creation.
+async def _v22_to_v23(db: aiosqlite.Connection) -> None:
+    await db.execute("ALTER TABLE rules ADD COLUMN swept_at REAL")
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
     _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16,
-    _v16_to_v17, _v17_to_v18, _v18_to_v19, _v19_to_v20, _v20_to_v21]
+    _v16_to_v17, _v17_to_v18, _v18_to_v19, _v19_to_v20, _v20_to_v21, _v21_to_v22, _v22_to_v23]
 
 
 # Tables every reader database has had since version 1.

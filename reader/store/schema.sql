@@ -598,7 +598,8 @@ CREATE TABLE rules (
     scope   TEXT NOT NULL DEFAULT 'all',   -- all, folder:NAME or feed:ID
     action  TEXT NOT NULL,             -- hide, keep_only, star or tag:NAME
     enabled INTEGER NOT NULL DEFAULT 1,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    swept_at REAL                      -- an age rule: the articles that grew old until then are swept
 );
 -- What one apply of a rule to stored articles changed, so that its undo takes back exactly that.
 CREATE TABLE rule_undo (
@@ -674,5 +675,20 @@ CREATE TRIGGER sources_unread_gone BEFORE DELETE ON articles WHEN old.read_at IS
 END;
 
 
+-- The web form's imports and their reports (the report page and its queue button work
+-- after a restart; ids are never taken twice). outcome: the report as JSON; article_ids:
+-- its links' articles as packed 8-byte integers; finished_at NULL and no process running
+-- it: cut short by a restart.
+CREATE TABLE imports (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    error TEXT,
+    outcome TEXT,
+    article_ids BLOB
+);
+
+
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 21;
+PRAGMA user_version = 23;

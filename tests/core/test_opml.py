@@ -230,7 +230,7 @@ async def test_an_upload_imported_in_the_background_fetches_its_new_feeds(settin
     gone = pages.url("/gone.xml")
     data = opml_of([{"url": good, "title": "", "site_url": None}, {"url": gone, "title": "Gone", "site_url": None}])
     async with running(settings, worker=False) as reader:
-        job = reader.start_import_data(data, "subs.opml")
+        job = await reader.start_import_data(data, "subs.opml")
         await wait_for(lambda: job.finished)
         assert job.error is None and job.outcome is not None
         assert job.outcome.feeds_new == 2 and job.outcome.waiting == 0

@@ -385,3 +385,35 @@ async def test_a_database_from_the_first_release_migrates_and_is_served(settings
         assert len((await client.get("/api/articles")).json()["items"]) == 8
         feeds = (await client.get("/feeds")).text
         assert "reader samples" in feeds and "8 articles · 8 unread" in feeds
+
+
+async def test_a_text_that_may_be_only_the_start_says_so_after_a_round_trip(settings, pages, tmp_path):
+    """contents.partial (schema v21) goes out with the text and comes back: a restored teaser
+    still says it may be only the start (otherwise the export restores it as a whole article)."""
+    nav = "".join(f'<li><a href="/section/{i}">Section {i}</a></li>' for i in range(12))
+    teaser = pages.add("/teaser.html", f"""<!doctype html><html><head><meta charset="utf-8"><title>Locked story</title>
+        </head><body><header><nav><ul>{nav}</ul></nav></header><main><article><h1>Locked story</h1>
+        <p>The first paragraph of the report says what the committee found, in ordinary words and at length.</p>
+        <p>The second paragraph goes on about the letter and the plan before the page stops.</p></article>
+        <div class="article-paywall"><p>Our reporting costs money.</p><a href="/plans">Plans</a></div></main>
+        </body></html>""", content_type="text/html; charset=utf-8")
+    async with app_client(settings.replace(serve_workers=0)) as client:
+        saved = (await client.post("/api/articles", json={"url": teaser})).json()
+        content = (await client.get(f"/api/articles/{saved['id']}/content")).json()
+    assert content["partial"] == "the page has a paywall"
+    out = tmp_path / "export.json"
+    code, _, err = await run_cli(settings.db, "export", "--out", str(out))
+    assert code == 0, err
+    document = json.loads(out.read_text())
+    assert [a["content"]["partial"] for a in document["articles"]] == ["the page has a paywall"]
+
+    # a file that says something else than a short string there is not taken at its word
+    document["articles"].append({**document["articles"][0], "url": "https://example.org/odd", "guid": "odd",
+                                 "content": {**document["articles"][0]["content"], "partial": {"x": 1}}})
+    out.write_text(json.dumps(document))
+    fresh = tmp_path / "fresh.db"
+    code, _, err = await run_cli(fresh, "import", str(out), "--no-refresh")
+    assert code == 0, err
+    with sqlite3.connect(fresh) as db:
+        restored = dict(db.execute("SELECT a.url, c.partial FROM contents c JOIN articles a ON a.id = c.article_id"))
+    assert restored == {teaser: "the page has a paywall", "https://example.org/odd": None}

@@ -394,8 +394,24 @@ async def test_export_and_import_keep_rules_and_pauses_exactly(reader, pages, tm
     assert second["rules"] == first["rules"] and first["rules"][0]["feed_url"].endswith("/feed.xml")
     assert [(f["url"], f["folder"], f["paused_until"]) for f in second["feeds"]] == \
         [(f["url"], f["folder"], f["paused_until"]) for f in first["feeds"]]
-    opml = (await reader.export_opml()).decode()
-    assert 'pausedUntil="' in opml
+    opml = await reader.export_opml()
+    assert b'pausedUntil="' in opml
+    # the OPML alone brings the pause back too (the feeds page's upload, `reader import feeds.opml`),
+    # through both ways in; a pause already over, or one the file spells wrong, is left out
+    wrong = opml.replace(b"<body>", b'<body><outline text="x" xmlUrl="https://odd.example/feed" pausedUntil="soon"/>'
+                                    b'<outline text="y" xmlUrl="https://over.example/feed" pausedUntil="2001-01-01T00:00:00"/>')
+    for n, way in enumerate(("data", "files")):
+        third = settings.replace(db=tmp_path / f"third-{n}.db")
+        (tmp_path / "feeds.opml").write_bytes(wrong)
+        async with running(third, worker=False, refresher=False) as other:
+            if way == "data":
+                await other.import_data(wrong, "feeds.opml", fetch=False)
+            else:
+                await exports.import_files(other._store, [tmp_path / "feeds.opml"])
+            paused = {f.url: f.paused_until for f in await other.feeds(counts=False)}
+        assert paused[first["feeds"][0]["url"]] == pytest.approx(first["feeds"][0]["paused_until"], abs=1), way
+        assert paused["https://odd.example/feed"] is None, way
+        assert paused["https://over.example/feed"] in (None, 978307200.0), way  # over: the lists show it
 
 
 async def test_apply_finds_words_with_likes_wildcards_and_any_case(reader, pages):
@@ -416,3 +432,69 @@ async def test_an_article_stored_before_it_had_categories_gets_them_on_the_next_
     pages.add("/feed.xml", feed_xml(pages), headers=RSS)  # the feed now names its categories
     await reader.refresh_ids([feed_id])
     assert (await reader.apply_rule(rule.id, dry_run=True)).count == 1
+
+
+# -- age rules sweep what grows old ---------------------------------------------------------------
+
+
+def dated_feed(pages, path: str, items: list[tuple[str, str, float]], prefix: str) -> str:
+    """A feed of (slug, title, published) items, on a site of its own."""
+    def rfc822(at: float) -> str:
+        return time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(at))
+    entries = "".join(f"<item><title>{title}</title><link>{_link(pages, prefix, slug)}</link><guid>{prefix}{slug}</guid>"
+                      f"<pubDate>{rfc822(at)}</pubDate></item>" for slug, title, at in items)
+    return pages.add(path, f"""<?xml version="1.0"?><rss version="2.0"><channel><title>Feed {prefix}</title>
+<link>http://127.0.0.1/</link><description>t</description>{entries}</channel></rss>""", headers=RSS)
+
+
+async def test_an_age_rule_hides_what_grows_old_later_and_never_what_was_shown_again(reader, pages):
+    from reader.feeds.refresh import sweep_aged
+
+    store, now, day = reader._store, time.time(), 86400.0
+    fresh = dated_feed(pages, "/fresh.xml", [("new", "Yesterday's news", now - day),
+                                             ("old", "Nearly a month old", now - 29 * day),
+                                             ("kept", "Starred, nearly a month old", now - 29.5 * day)], "f")
+    other = dated_feed(pages, "/other.xml", [("o", "Other feed, nearly a month old", now - 29 * day)], "o")
+    rule = await reader.add_rule({"field": "age", "pattern": "30",
+                                  "scope": f"feed:{(await reader.subscribe(fresh)).feed_id}"})
+    await reader.add_rule({"field": "age", "pattern": "30", "scope": f"feed:{(await reader.subscribe(other)).feed_id}",
+                           "action": "tag:archive"})
+    by_title = {a.title: a.id for a in await reader.articles()}
+    assert len(by_title) == 4  # all younger than 30 days as they arrived
+    await reader.star(by_title["Starred, nearly a month old"])
+
+    assert await sweep_aged(store, now) == 0  # nothing has grown old yet
+    assert await sweep_aged(store, now + 2 * day) == 2  # a month old now: hidden, and tagged in the other feed
+    assert await titles(reader) == ["Other feed, nearly a month old", "Starred, nearly a month old",
+                                    "Yesterday's news"]  # a starred one is the person's: left alone
+    assert list((await reader.article(by_title["Other feed, nearly a month old"])).tags) == ["archive"]
+    [hidden] = await reader.hidden()
+    assert hidden["title"] == "Nearly a month old" and hidden["hidden_by"] == rule.id
+
+    await reader.show_again(hidden["id"])  # the person wants it: no later sweep takes it again
+    assert await sweep_aged(store, now + 3 * day) == 0
+    assert await sweep_aged(store, now + 40 * day) == 1  # yesterday's news, a month and more later
+    assert await titles(reader) == ["Nearly a month old", "Other feed, nearly a month old",
+                                    "Starred, nearly a month old"]
+
+
+async def test_the_background_refresh_sweeps_the_age_rules(settings, pages):
+    """The refresher's rounds run the sweep: a rule made ten days ago hiding what is older
+    than 20 days hides the article that reached 20 days since (and not a younger one)."""
+    from reader.core import running
+    from ..helpers import wait_for
+
+    now, day = time.time(), 86400.0
+    feed = dated_feed(pages, "/feed.xml", [("a", "Three weeks old", now - 21 * day), ("b", "Two weeks old", now - 14 * day)], "s")
+    async with running(settings, worker=False, refresher=False) as reader:
+        await reader.subscribe(feed)
+        rule_id = await reader._store.add_rule(field="age", kind="words", pattern="20", scope="all", action="hide",
+                                               created=now - 10 * day)
+        await reader._store.rule_swept(rule_id, now - 10 * day)  # as a rule ten days old had been
+    async with running(settings.replace(refresh_interval=0.05), worker=False) as reader:
+        await wait_for(lambda: _hidden_titles(reader), timeout=20)
+        assert await titles(reader) == ["Two weeks old"]
+
+
+async def _hidden_titles(reader) -> list[str]:
+    return [r["title"] for r in await reader.hidden()]

@@ -51,11 +51,14 @@ async def test_a_database_migrated_with_highlights_has_their_versions(tmp_path: 
         _highlight(db, 3, "again")
         _highlight(db, 4, "four")
         # back to schema v19, as a reader before highlight_changes (v20) left it: without
-        # it, and without what the steps after it add (v21, contents.partial)
+        # it, and without what the steps after it add (v21, contents.partial; v22, imports;
+        # v23, rules.swept_at)
         for trigger in ("insert", "update", "delete"):
             db.execute(f"DROP TRIGGER highlight_changes_{trigger}")
         db.execute("DROP TABLE highlight_changes")
         db.execute("ALTER TABLE contents DROP COLUMN partial")
+        db.execute("DROP TABLE imports")
+        db.execute("ALTER TABLE rules DROP COLUMN swept_at")
         db.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v19_to_v20)}")
     await (await Store.open(path)).close()  # migrates
     with contextlib.closing(sqlite3.connect(path)) as db:

@@ -158,3 +158,23 @@ async def test_a_row_says_how_many_highlights_its_article_has(quiet, pages):
         page = (await quiet.get("/", params=params)).text
         card = page.split(f'id="card-{a}"')[1].split("</article>")[0]
         assert " · 2 highlights" in card
+
+
+async def test_a_search_points_to_the_highlights_whose_note_holds_its_words(quiet, pages):
+    """The search page searches the articles' words; a note is the person's own, and the
+    highlights page searches those: the search says how many match and links there."""
+    a = await ready_article(quiet, pages)
+    quote = "Paragraph number 2 of Article one carries enough words"
+    await quiet.post(f"/api/articles/{a}/highlights", json={"quote": quote, "note": "remember the zebrafish study"})
+    page = (await quiet.get("/?q=zebrafish")).text
+    assert "No articles match “zebrafish”." in page  # no article's text has the word
+    link = lxml_html.document_fromstring(page).cssselect(".search-highlights a")
+    assert [a_.text_content() for a_ in link] == ["One of your highlights matches “zebrafish”"]
+    listed = (await quiet.get(link[0].get("href"))).text
+    assert "remember the zebrafish study" in listed
+    # a second one, and a word only the article has: no pointer
+    second = await quiet.post(f"/api/articles/{a}/highlights", json={"quote": "Paragraph number 3 of Article one", "note": "zebrafish again"})
+    assert second.status_code == 200, second.text
+    assert "2 of your highlights match “zebrafish”" in (await quiet.get("/?q=zebrafish")).text
+    assert "search-highlights" not in (await quiet.get("/?q=stop")).text  # in the text, in no quote or note
+    assert "search-highlights" not in (await quiet.get("/?q=%22%22")).text  # nothing to search for

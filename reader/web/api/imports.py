@@ -17,7 +17,7 @@ async def import_job(request: Request) -> Response:
     each skipped row with its reason, the notes, the new feeds fetched (or left to the
     refresher), and how many of its links are unread and not queued (`unqueued`)."""
     reader = reader_of(request)
-    job = reader.import_job(path_id(request))
+    job = await reader.import_job(path_id(request))
     answer: dict[str, Any] = {
         "id": job.id, "name": job.name, "started_at": job.started_at, "finished": job.finished,
         "status": None if job.finished else job.status, "done": job.done, "total": job.total,

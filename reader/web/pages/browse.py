@@ -71,6 +71,7 @@ async def browse(request: Request) -> Response:
     f = dataclasses.replace(f, feed_id=feed_id)
     size = reader.settings.page_size
     message = None
+    in_highlights = 0
     articles: list[Article] = []
     if text:
         try:
@@ -80,6 +81,8 @@ async def browse(request: Request) -> Response:
         else:
             if not articles and offset == 0:
                 message = f"No articles match “{text}”."
+        if offset == 0:  # notes and quotes are the highlights page's to search: point there
+            in_highlights = await reader.highlights_matching(text)
     else:
         articles = await reader.listing(f, before=before, limit=size + 1)
     more = len(articles) > size
@@ -105,6 +108,7 @@ async def browse(request: Request) -> Response:
         queue_ids=",".join(str(a.id) for a in articles if a.state in ("new", "failed")),
         page_ids=",".join(str(a.id) for a in articles), newest=facts.newest,
         bulk=_bulk_notice(params), list_name=list_name(f), reading_count=facts.reading,
+        in_highlights=in_highlights, highlights_url="/highlights?" + urlencode({"q": text or ""}),
     )
 
 

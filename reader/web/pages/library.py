@@ -40,7 +40,7 @@ async def import_form(request: Request) -> Response:
     try:
         kind = await asyncio.to_thread(reader.format_of, data, name)
         if kind != "opml":
-            job = reader.start_import_data(data, name)
+            job = await reader.start_import_data(data, name)
             return RedirectResponse(f"/imports/{job.id}", status_code=303)
         outcome = await reader.import_data(data, name, opml_only=True)
     except Invalid as exc:
@@ -57,7 +57,7 @@ async def import_page(request: Request) -> Response:
     report: new, already there, with their texts, each skipped row with its reason, and
     how many of its links are unread and not queued (the report offers to queue them)."""
     reader = reader_of(request)
-    job = reader.import_job(request.path_params["id"])
+    job = await reader.import_job(request.path_params["id"])
     unqueued = await reader.import_unqueued(job) if job.finished and not reader.read_only else 0
     return render(request, "import.html", job=job, unqueued=unqueued, **await nav(request))
 
