@@ -101,6 +101,14 @@ def test_calls_to_follow_or_share_after_the_story_are_dropped():
         assert line not in text(page(end=f"<p>{line}</p>")), line
 
 
+def test_calls_to_subscribe_after_the_story_are_dropped():
+    for line in ("Subscribe to Harbour Times newsletters.", "Sign up for Tides, a weekly newsletter about the coast.",
+                 "Join our free newsletter for more harbour news.", "Subscribe now to our print edition for the full story.",
+                 "Abonnieren Sie unseren Newsletter", "Abonnez-vous à notre lettre d'information",
+                 "Suscríbete a nuestro boletín"):
+        assert line not in text(page(end=f"<p>{line}</p>")), line
+
+
 # Near misses that stay
 
 def test_a_paragraph_that_starts_with_by_the_way_stays():
