@@ -9,7 +9,8 @@
    with its offsets there. The marks are painted at once; one the server refuses (a 422:
    not in the text) is taken off again, with its reason. Offline (or when reader does not
    answer) the action goes into static/offline.js's outbox with its idempotency key, the
-   mark stays, and it is sent once reader answers. Reading highlights needs none of this:
+   mark stays, and it is sent once reader answers; it can be edited or deleted meanwhile (those
+   wait behind it in the outbox, naming it by its key). Reading highlights needs none of this:
    the server paints them in the page. Notes and tags are set as text, never as HTML. */
 (function () {
   "use strict";
@@ -164,8 +165,8 @@
   // Send an action once, with its key; a network failure or an answer that says "later"
   // puts it in the outbox (same key: reader may have applied it). Calls done(answer) on
   // reader's answer, refused(message) on a refusal, kept() when it waits in the outbox.
-  function send(method, path, payload, done, refused, kept) {
-    var key = newKey();
+  function send(method, path, payload, done, refused, kept, key) {
+    key = key || newKey();
     var body = payload ? JSON.stringify(payload) : null;
     function keepIt() {
       if (window.readerOutbox) {
@@ -192,6 +193,7 @@
     if (!range || !id) return false;
     var found = context(range);
     var pending = "new-" + Date.now();
+    var key = newKey();
     var marks = wrap(range, "yellow", pending);
     marks.forEach(function (mark) { mark.classList.add("hl-pending"); });
     window.getSelection().removeAllRanges();
@@ -209,9 +211,27 @@
       unwrap(marks);
       say("Not highlighted: " + message + ".");
     }, function () {
+      // Kept in the outbox: it has no id yet, but it can be edited or deleted already. Those
+      // go into the outbox after it and name it by its key (/api/highlights/made/KEY), so
+      // reader applies them in order once it answers.
+      data[pending] = { id: pending, color: "yellow", note: "", tags: [], quote: found.quote, made: key };
+      listItem(data[pending]);
       say("Highlighted on this device: it is sent to reader when it answers again.");
-    });
+    }, key);
     return true;
+  }
+
+  // The path of a highlight's own actions: its id, or the key it was made by offline.
+  function pathOf(h) { return h.made ? "/api/highlights/made/" + h.made : "/api/highlights/" + h.id; }
+
+  // An edit or a delete of a highlight made offline waits behind its making, in the outbox.
+  function sendAfterMaking(h, method, payload, message) {
+    if (h.made && window.readerOutbox) {
+      window.readerOutbox.keep({ method: method, path: pathOf(h), body: payload ? JSON.stringify(payload) : null });
+      say(message + " on this device: it is sent to reader after the highlight.");
+      return true;
+    }
+    return false;
   }
 
   // -- the button by the selection -------------------------------------------------------------
@@ -275,7 +295,8 @@
       h.note = change.note; h.color = change.color; h.tags = change.tags;
       recolor(marksOf(id), h.color);
       listItem(h);
-      send("PATCH", "/api/highlights/" + id, change, function (answer) {
+      if (sendAfterMaking(h, "PATCH", change, "Saved")) return;
+      send("PATCH", pathOf(h), change, function (answer) {
         h.note = answer.note; h.tags = answer.tags; h.color = answer.color;
         listItem(h);
         say("Saved.");
@@ -290,7 +311,8 @@
       var item = document.querySelector('#highlights li[data-hl="' + id + '"]');
       if (item) item.parentNode.removeChild(item);
       delete data[id];
-      send("DELETE", "/api/highlights/" + id, null, function () { say("Highlight deleted."); },
+      if (sendAfterMaking(h, "DELETE", null, "Deleted")) return;
+      send("DELETE", pathOf(h), null, function () { say("Highlight deleted."); },
            function (message) { say("Not deleted: " + message + "."); },
            function () { say("Deleted on this device: it is sent to reader when it answers again."); });
     }

@@ -693,6 +693,18 @@ class Reader:
             raise NotFound("no such article")
         return await self.article(article_id)
 
+    async def answered(self, key: object, action: re.Pattern[str]) -> str | None:
+        """What reader answered to the device's action `key`, if it was applied (200) and
+        is an `action` (a pattern of "METHOD /path"); None when reader has not applied it,
+        refused it, or it was something else. How a device that acted offline refers to
+        what it made before it learnt its id (see the highlights API's made/{key})."""
+        if not isinstance(key, str) or not ACTION_KEY.fullmatch(key):
+            raise Invalid("an action's id must be 8 to 100 letters, digits or . _ : -")
+        row = await self._store.action(key)
+        if row is None or row["status"] != 200 or not action.fullmatch(row["action"]):
+            return None
+        return str(row["answer"])
+
     async def once(self, key: object, action: str, apply: Callable[[], Awaitable[str]]) -> str:
         """Apply an action a device sent with its own id `key` exactly once: the first time,
         `apply` runs and its answer (or its refusal) is remembered; the same id again,

@@ -190,6 +190,9 @@ routes: list[BaseRoute] = [
     Route("/api/highlights/{id:rowid}", api_highlights.get_highlight, methods=["GET"]),
     Route("/api/highlights/{id:rowid}", api_highlights.update_highlight, methods=["PATCH"]),
     Route("/api/highlights/{id:rowid}", api_highlights.delete_highlight, methods=["DELETE"]),
+    # a highlight made offline, named by its POST's Idempotency-Key until the device knows its id
+    Route("/api/highlights/made/{key}", api_highlights.update_highlight, methods=["PATCH"]),
+    Route("/api/highlights/made/{key}", api_highlights.delete_highlight, methods=["DELETE"]),
 
     # the JSON API: devices reading offline, the line and the ledger
     Route("/api/articles/{id:rowid}/opened", api_devices.mark_opened, methods=["POST"]),

@@ -194,6 +194,55 @@ async def test_a_highlight_made_offline_is_sent_when_back(chromium, live_server,
     await context.close()
 
 
+async def test_a_highlight_made_offline_can_be_edited_and_deleted_before_it_is_sent(chromium, live_server, pages):
+    """Made offline it has no id yet; a note and a color given meanwhile go after it, and a
+    second one made and deleted offline is gone once the outbox is sent (made, then deleted,
+    in order)."""
+    from playwright.async_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)
+    article_id = ready_article(live_server, pages)
+    context = await chromium.new_context(viewport=DESKTOP, color_scheme="light")
+    context.set_default_timeout(TIMEOUT_MS)
+    page = await context.new_page()
+    await page.goto(f"{live_server.url}/articles/{article_id}")
+    await expect(page.locator(".reading .body p").first).to_be_visible()
+    await context.set_offline(True)
+    await select_words(page, 6, "differed a little from the one")
+    await page.keyboard.press("h")
+    await expect(page.locator("#highlight-status")).to_contain_text("Highlighted on this device")
+    await marked(page).first.click()
+    dialog = page.get_by_role("dialog", name="Highlight")
+    await expect(dialog).to_be_visible()
+    await dialog.get_by_label("Note").fill("Copies drift.")
+    await dialog.get_by_text("green").click()
+    await dialog.get_by_role("button", name="Save").click()
+    await expect(page.locator("#highlight-status")).to_contain_text("Saved on this device")
+    await expect(page.locator("#highlight-list .highlight-note")).to_have_text("Copies drift.")
+    await select_words(page, 8, "every copy of a book")
+    await page.keyboard.press("h")
+    await expect(marked(page)).to_have_count(2)
+    await page.locator("#highlight-list li").nth(1).get_by_role("button", name=re.compile("Edit")).click()
+    await dialog.get_by_role("button", name="Delete").click()
+    await expect(page.locator("#highlight-status")).to_contain_text("Deleted on this device")
+    await expect(marked(page)).to_have_count(1)
+    with httpx.Client(base_url=live_server.url) as api:
+        assert api.get(f"/api/articles/{article_id}/highlights").json()["items"] == []
+        await context.set_offline(False)
+
+        def sent() -> bool:  # the first made and edited, the second made and deleted: in order
+            items = api.get(f"/api/articles/{article_id}/highlights").json()["items"]
+            return len(items) == 1 and items[0]["note"] == "Copies drift."
+        await wait_for(sent, TIMEOUT_MS / 1000)
+        await wait_for(lambda: page.evaluate("() => new Promise(r => { const q = indexedDB.open('reader');"
+                                             " q.onsuccess = () => { const t = q.result.transaction('outbox');"
+                                             " t.objectStore('outbox').count().onsuccess = e => r(e.target.result"
+                                             " === 0); }; })"), TIMEOUT_MS / 1000)
+        [made] = api.get(f"/api/articles/{article_id}/highlights").json()["items"]
+    assert (made["quote"], made["color"]) == ("differed a little from the one", "green")
+    await context.close()
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 async def test_axe_finds_nothing_on_an_article_with_highlights_or_the_highlights_page(chromium, live_server, pages,
                                                                                      viewport):

@@ -114,3 +114,30 @@ async def test_a_replayed_post_makes_one_highlight(quiet, pages):
         answer = await quiet.post(f"/api/articles/{a}/highlights", json={"quote": "not there at all"},
                                   headers={"Idempotency-Key": bad})
         assert answer.status_code == 422
+
+
+async def test_a_highlight_made_offline_is_edited_and_deleted_by_the_key_it_was_made_with(quiet, pages):
+    """A device that made a highlight offline knows only its POST's Idempotency-Key; its
+    edits name it by that key (PATCH/DELETE /api/highlights/made/{key}), sent after it."""
+    from ..helpers import subscribe_slugs
+
+    _, [article_id] = await subscribe_slugs(quiet, pages, ["one"])
+    assert (await quiet.get(f"/api/articles/{article_id}/content")).status_code == 200
+    key = "hl-0123456789abcdef"
+    early = await quiet.patch(f"/api/highlights/made/{key}", json={"note": "too soon"},
+                              headers={"Idempotency-Key": "edit-0000000001"})
+    assert early.status_code == 404 and "has not received it" in early.json()["error"]
+    made = await quiet.post(f"/api/articles/{article_id}/highlights", headers={"Idempotency-Key": key},
+                            json={"quote": "Paragraph number 2 of Article one carries enough words"})
+    assert made.status_code == 200
+    edited = await quiet.patch(f"/api/highlights/made/{key}", json={"note": "kept", "color": "blue"},
+                               headers={"Idempotency-Key": "edit-0000000002"})
+    assert edited.status_code == 200 and (edited.json()["id"], edited.json()["note"]) == (made.json()["id"], "kept")
+    # the made/ name is no door to other actions: a key that queued an article, a bad key
+    queued = await quiet.post(f"/api/articles/{article_id}/queue", headers={"Idempotency-Key": "queue-000000001"})
+    assert queued.status_code == 200
+    assert (await quiet.patch("/api/highlights/made/queue-000000001", json={"note": "x"})).status_code == 404
+    assert (await quiet.patch("/api/highlights/made/x", json={"note": "x"})).status_code == 422
+    assert (await quiet.delete(f"/api/highlights/made/{key}", headers={"Idempotency-Key": "del-00000000001"})
+            ).status_code == 200
+    assert (await quiet.get(f"/api/articles/{article_id}/highlights")).json()["items"] == []

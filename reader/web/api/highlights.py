@@ -5,6 +5,8 @@ sends again (reader/static/offline.js)."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from starlette.requests import Request
@@ -12,7 +14,7 @@ from starlette.responses import JSONResponse, Response
 
 from ...core import MAX_LIMIT
 from ...core.highlights import annotation
-from ...errors import Invalid
+from ...errors import Invalid, NotFound
 from ..requests import reader_of
 from .json import json_body, once, path_id, query_int
 
@@ -80,10 +82,31 @@ async def get_highlight(request: Request) -> Response:
     return JSONResponse(_answer(request, await reader_of(request).highlight(path_id(request))))
 
 
+# The action that makes a highlight, as `once` names it.
+_MADE = re.compile(r"POST /api/articles/\d+/highlights")
+
+
+async def _highlight_id(request: Request) -> int:
+    """The highlight a path names: /api/highlights/{id}, or /api/highlights/made/{key}, the
+    one made by the POST a device sent with that Idempotency-Key. A highlight made offline
+    has no id on the device yet; its edits follow its POST in the device's outbox and name it
+    this way. 404 while reader has not made it (or refused to)."""
+    if "key" not in request.path_params:
+        return path_id(request)
+    answer = await reader_of(request).answered(request.path_params["key"], _MADE)
+    try:
+        found = json.loads(answer)["id"] if answer is not None else None
+    except (ValueError, TypeError, KeyError):
+        found = None
+    if not isinstance(found, int) or isinstance(found, bool):
+        raise NotFound("no highlight was made by that action: reader has not received it, or refused it")
+    return found
+
+
 async def update_highlight(request: Request) -> Response:
-    """PATCH /api/highlights/{id} {note?, color?, tags?}."""
+    """PATCH /api/highlights/{id} (or made/{key}) {note?, color?, tags?}."""
     reader = reader_of(request)
-    highlight_id = path_id(request)
+    highlight_id = await _highlight_id(request)
     body = await json_body(request)
     _jsonld(request)
 
@@ -94,8 +117,9 @@ async def update_highlight(request: Request) -> Response:
 
 
 async def delete_highlight(request: Request) -> Response:
+    """DELETE /api/highlights/{id} (or made/{key})."""
     reader = reader_of(request)
-    highlight_id = path_id(request)
+    highlight_id = await _highlight_id(request)
 
     async def apply() -> dict[str, Any]:
         await reader.delete_highlight(highlight_id)
