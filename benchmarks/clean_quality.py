@@ -24,7 +24,7 @@ from typing import Any
 
 from .common import Row, main_for, ratio, verdict
 
-TARGETS = {"mozilla": 0.975, "trafilatura": 0.935}
+TARGETS = {"mozilla": 0.975, "trafilatura": 0.940}  # issue 22
 CPU_TARGET = 2.5
 CPU_PAGES = 40  # from each set
 
