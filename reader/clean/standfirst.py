@@ -15,19 +15,13 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from .blocks import BLOCKS, WORD, Block, Opinion, is_heading, linked_length, text_of, voting_units, words_of
+from .blocks import BLOCKS, WORD, Block, Opinion, is_heading, text_of, voting_units, words_of
 
-# A lead block has at least this many words, and at most this share of its text in links.
+# A lead block has at least this many words.
 LEAD_MIN_WORDS = 10
-LEAD_MAX_LINKED = 0.3
 # More candidate blocks than this between the title and the body is not a lead but some
 # other content (teasers of other articles, a table of contents): nothing is put back.
 LEAD_MAX_BLOCKS = 2
-# How far after the title the body must start, in text blocks, for the title to be this
-# article's.
-LEAD_WINDOW = 40
-# The article's first blocks the page is compared with.
-OPENING_BLOCKS = 12
 
 # The class that marks the lead in the cleaned HTML (the one class the sanitizer keeps):
 # `parts.py` reads it back out of a stored article. While the cleaner works, the page's own
@@ -38,7 +32,6 @@ LEAD_MARK = "data-reader-lead"
 
 # How a sentence ends: a stop, a question or exclamation mark, then any closing quotes.
 SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’»)\]]*)\s*$")
-_CLOCK = re.compile(r"\b\d{1,2}[:h]\d{2}\b")
 _SKIP = {"a", "nav", "aside", "footer", "figure", "figcaption", "form", "button", "ul", "ol", "li", "dl",
          "table", "time", "address", "label", "select", "noscript", "script", "style", "template", "h1"}
 _TEXT_BLOCKS = {"p", "div", "section", "header", "h2", "h3", "h4", "h5", "h6", "blockquote", "span", "article"}
@@ -53,12 +46,9 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
     titles = [h for h in tree.iter("h1") if WORD.search(text_of(h))]
     if not titles:
         return
-    # The body starts at one of the article's first blocks, and a lead is not repeated
-    # further down: its opening is enough to compare with, and far cheaper than the whole.
-    held = Opinion(words_of(" ".join(text_of(u) for u in units[:OPENING_BLOCKS])))
+    held = Opinion(words_of(" ".join(text_of(u) for u in units)))
     title = Opinion(words_of(text_of(titles[0])))
     found: list[etree._Element] = []
-    seen = 0
     for el in _after(titles[0]):
         if el.tag not in _TEXT_BLOCKS or _inside_skipped(el):
             continue
@@ -68,21 +58,15 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
         block = Block(text)
         if not block.words:
             continue
-        seen += 1
-        if seen > LEAD_WINDOW:
-            return
         if held.holds(block):
             if len(block.words) >= 5:
                 break  # the body starts here
             continue
         if title.holds(block):
             continue  # the title again (a share box, a breadcrumb): not a lead
-        if len(block.words) < LEAD_MIN_WORDS or not SENTENCE_END.search(text) or _CLOCK.search(text):
-            continue  # a lead is written in sentences; a byline or dateline is not, and tells the time
+        if len(block.words) < LEAD_MIN_WORDS or not SENTENCE_END.search(text):
+            continue  # a lead is written in sentences; a byline or dateline is not
         if el.find(".//script") is not None or el.find(".//style") is not None:
-            continue
-        linked = linked_length(el)
-        if linked > LEAD_MAX_LINKED * len(text):
             continue
         found.append(el)
         if len(found) > LEAD_MAX_BLOCKS:
