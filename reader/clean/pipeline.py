@@ -232,7 +232,7 @@ def _drop_hidden(tree: etree._Element) -> None:
     would otherwise take a hidden menu, a collapsed "more stories" box or a second copy of
     the text as part of the article. A page that hides most of itself until its scripts
     run (a hidden body or app wrapper, most of its text) keeps that part: it is the page."""
-    hidden = tree.xpath("//*[@hidden] | //*[@aria-hidden='true'][not(.//p)]")
+    hidden = tree.xpath("//*[@hidden] | //*[@aria-hidden='true']")
     hidden += [elem for elem in tree.xpath("//*[@style]") if _HIDDEN_STYLE.search(elem.get("style") or "")]
     if not hidden:
         return
