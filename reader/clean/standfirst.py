@@ -22,6 +22,13 @@ LEAD_MIN_WORDS = 10
 # More candidate blocks than this between the title and the body is not a lead but some
 # other content (teasers of other articles, a table of contents): nothing is put back.
 LEAD_MAX_BLOCKS = 2
+# Bounds on the work, not rules of what a lead is (the audit found neither changes a score):
+# the blocks after the title looked at before giving up, and the article's first blocks the
+# page is compared with (the body starts among them, and a lead is not repeated further
+# down). Without them a page whose body never matches is walked to its end, block by block,
+# against the whole article.
+LEAD_WINDOW = 40
+OPENING_BLOCKS = 12
 
 # The class that marks the lead in the cleaned HTML (the one class the sanitizer keeps):
 # `parts.py` reads it back out of a stored article. While the cleaner works, the page's own
@@ -46,9 +53,10 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
     titles = [h for h in tree.iter("h1") if WORD.search(text_of(h))]
     if not titles:
         return
-    held = Opinion(words_of(" ".join(text_of(u) for u in units)))
+    held = Opinion(words_of(" ".join(text_of(u) for u in units[:OPENING_BLOCKS])))
     title = Opinion(words_of(text_of(titles[0])))
     found: list[etree._Element] = []
+    seen = 0
     for el in _after(titles[0]):
         if el.tag not in _TEXT_BLOCKS or _inside_skipped(el):
             continue
@@ -58,6 +66,9 @@ def restore_lead(tree: etree._Element, article: etree._Element) -> None:
         block = Block(text)
         if not block.words:
             continue
+        seen += 1
+        if seen > LEAD_WINDOW:
+            return
         if held.holds(block):
             if len(block.words) >= 5:
                 break  # the body starts here
