@@ -451,10 +451,12 @@ async def _import(store: Store, files: list[tuple[bytes, str]], name: str) -> Im
     results = await store.import_feeds(
         [(f["url"], f["title"], f["site_url"], f.get("folder")) for f in _dedupe(feeds)])
     counts = await store.import_articles(records)
+    pauses = []
     for f in feeds:  # a pause comes back to a feed that has none
         found = await store.feed_by_url(f["url"]) if f.get("paused_until") is not None else None
-        if found is not None and found["paused_until"] is None:
-            await store.pause_feed(found["id"], f["paused_until"])
+        if found is not None:
+            pauses.append((int(found["id"]), float(f["paused_until"])))
+    await store.pause_unpaused(pauses)
     await _import_rules(store, raw_rules)
     outcome = ImportOutcome(name=name, format="reader", new=counts["articles"],
                             merged=len(records) - counts["articles"], contents=counts["contents"],

@@ -276,11 +276,9 @@ async def _apply_parsed(store: Store, parsed: ParsedImport, progress: Progress |
     outcome = _outcome_of(parsed)
     if parsed.feeds:
         results = await store.import_feeds([(f.url, f.title, f.site_url, f.folder_name) for f in parsed.feeds])
-        for f, (feed_id, _) in zip(parsed.feeds, results):  # reader's own pausedUntil, to a feed with no pause
-            if f.paused_until is not None and f.paused_until > time.time():
-                found = await store.get_feed(feed_id)
-                if found is not None and found["paused_until"] is None:
-                    await store.pause_feed(feed_id, f.paused_until)
+        # reader's own pausedUntil, to a feed with no pause (one already over is left out)
+        await store.pause_unpaused([(feed_id, f.paused_until) for f, (feed_id, _) in zip(parsed.feeds, results)
+                                    if f.paused_until is not None and f.paused_until > time.time()])
         outcome.new_feed_ids = [feed_id for feed_id, created in results if created]
         outcome.feeds_new = len(outcome.new_feed_ids)
         # subscribed before this file: a feed the file lists twice is one of its notes

@@ -43,6 +43,22 @@ def _json(values: Sequence[Any]) -> str:
     return json.dumps(list(values))
 
 
+def _narrowed(where: list[str], params: dict[str, Any], feed_id: int | None, folder: str | None,
+              with_tag: str | None) -> None:
+    """A rule's scope (a feed, or a folder and the folders in it) and, for a tag rule, only
+    the articles that lack its tag, added to a query on articles a joined to feeds f."""
+    if feed_id is not None:
+        where.append("a.feed_id = :feed")
+        params["feed"] = feed_id
+    if folder is not None:
+        where.append("(f.folder = :folder OR substr(f.folder, 1, length(:folder) + 3) = :folder || ' / ')")
+        params["folder"] = folder
+    if with_tag is not None:
+        where.append("NOT EXISTS (SELECT 1 FROM article_tags at JOIN tags t ON t.id = at.tag_id"
+                     " WHERE at.article_id = a.id AND t.name = :tag)")
+        params["tag"] = with_tag
+
+
 class RuleStore(StoreBase):
 
     async def rules(self, *, counts: bool = True) -> list[dict[str, Any]]:
@@ -135,16 +151,7 @@ class RuleStore(StoreBase):
                 escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
                 where.append(f"{column} LIKE :like{n} ESCAPE '\\'")
                 params[f"like{n}"] = f"%{escaped}%"
-        if feed_id is not None:
-            where.append("a.feed_id = :feed")
-            params["feed"] = feed_id
-        if folder is not None:
-            where.append("(f.folder = :folder OR substr(f.folder, 1, length(:folder) + 3) = :folder || ' / ')")
-            params["folder"] = folder
-        if with_tag is not None:
-            where.append("NOT EXISTS (SELECT 1 FROM article_tags at JOIN tags t ON t.id = at.tag_id"
-                         " WHERE at.article_id = a.id AND t.name = :tag)")
-            params["tag"] = with_tag
+        _narrowed(where, params, feed_id, folder, with_tag)
         return await self._all(
             f"SELECT {_MATCHED} FROM articles a JOIN feeds f ON f.id = a.feed_id"
             f" WHERE {' AND '.join(where)} ORDER BY a.id LIMIT :limit", params)
@@ -155,16 +162,7 @@ class RuleStore(StoreBase):
         (since, until], oldest first: those an age rule's sweep has not looked at yet."""
         params: dict[str, Any] = {"since": since, "until": until, "limit": limit}
         where = [_UNTOUCHED, "a.sort_at > :since", "a.sort_at <= :until"]
-        if feed_id is not None:
-            where.append("a.feed_id = :feed")
-            params["feed"] = feed_id
-        if folder is not None:
-            where.append("(f.folder = :folder OR substr(f.folder, 1, length(:folder) + 3) = :folder || ' / ')")
-            params["folder"] = folder
-        if with_tag is not None:
-            where.append("NOT EXISTS (SELECT 1 FROM article_tags at JOIN tags t ON t.id = at.tag_id"
-                         " WHERE at.article_id = a.id AND t.name = :tag)")
-            params["tag"] = with_tag
+        _narrowed(where, params, feed_id, folder, with_tag)
         rows = await self._all(
             f"SELECT a.id FROM articles a JOIN feeds f ON f.id = a.feed_id WHERE {' AND '.join(where)}"
             " ORDER BY a.sort_at, a.id LIMIT :limit", params)
@@ -257,6 +255,13 @@ class RuleStore(StoreBase):
             return cur.rowcount > 0
 
     # -- paused feeds --------------------------------------------------------------------
+
+    async def pause_unpaused(self, pauses: Sequence[tuple[int, float]]) -> None:
+        """An imported file's pauses, (feed id, until) each, to the feeds that have no
+        pause of their own (one set here is the person's, newer than the file's)."""
+        async with self._transaction() as db:
+            await db.executemany("UPDATE feeds SET paused_until = ? WHERE id = ? AND paused_until IS NULL",
+                                 [(until, feed_id) for feed_id, until in pauses])
 
     async def pause_feed(self, feed_id: int, until: float | None) -> bool:
         """Pause a feed until a time (None: not paused). Its articles are still fetched and
