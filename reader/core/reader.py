@@ -631,7 +631,7 @@ class Reader:
         """How many highlights (quote, note or tags) hold what a search typed, up to
         MATCHING_CAP: the search page points to them, since its own matches are the
         articles' words. 0 for a text with nothing to search for."""
-        query = fts_query(text)
+        query = fts_query(text) if len(text) <= highlights.MAX_TEXT_FILTER else ""
         if not query:
             return 0
         try:

@@ -178,3 +178,6 @@ async def test_a_search_points_to_the_highlights_whose_note_holds_its_words(quie
     assert "2 of your highlights match “zebrafish”" in (await quiet.get("/?q=zebrafish")).text
     assert "search-highlights" not in (await quiet.get("/?q=stop")).text  # in the text, in no quote or note
     assert "search-highlights" not in (await quiet.get("/?q=%22%22")).text  # nothing to search for
+    # longer than the highlights page searches for: no pointer there, the search itself answers
+    long = await quiet.get("/?q=" + "zebrafish+" * 30)
+    assert long.status_code == 200 and "search-highlights" not in long.text

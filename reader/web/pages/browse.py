@@ -81,8 +81,8 @@ async def browse(request: Request) -> Response:
         else:
             if not articles and offset == 0:
                 message = f"No articles match “{text}”."
-        if offset == 0:  # notes and quotes are the highlights page's to search: point there
-            in_highlights = await reader.highlights_matching(text)
+            if offset == 0:  # notes and quotes are the highlights page's to search: point there
+                in_highlights = await reader.highlights_matching(text)
     else:
         articles = await reader.listing(f, before=before, limit=size + 1)
     more = len(articles) > size
