@@ -1004,9 +1004,12 @@ async def _v21_to_v22(db: aiosqlite.Connection) -> None:
 # article's fate only as it arrived, so one that arrived fresh stayed shown once it was
 # older than the rule's days; the refresher now sweeps the articles that grew old since the
 # last sweep (feeds/refresh.py: sweep_aged), never one a person showed again. NULL: from the
-# rule's creation.
+# rule's creation. The rules there are when it is added sweep from that moment: what grew
+# old before the upgrade was left shown by the rule, and may be an article a person showed
+# again, which the sweep must not take from them.
 async def _v22_to_v23(db: aiosqlite.Connection) -> None:
     await db.execute("ALTER TABLE rules ADD COLUMN swept_at REAL")
+    await db.execute("UPDATE rules SET swept_at = (julianday('now') - 2440587.5) * 86400.0")
 
 
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.

@@ -498,3 +498,29 @@ async def test_the_background_refresh_sweeps_the_age_rules(settings, pages):
 
 async def _hidden_titles(reader) -> list[str]:
     return [r["title"] for r in await reader.hidden()]
+
+
+async def test_an_age_rule_from_before_the_sweep_sweeps_from_the_upgrade_on(settings, pages):
+    """A rule made before schema v23 left shown what grew old under it (maybe an article a
+    person showed again): after the upgrade it sweeps only what grows old from then on."""
+    import contextlib
+
+    from reader.core import running
+    from reader.feeds.refresh import sweep_aged
+    from reader.store.schema import MIGRATIONS, _v22_to_v23
+
+    now, day = time.time(), 86400.0
+    feed = dated_feed(pages, "/feed.xml", [("a", "Grew old before the upgrade", now - 40 * day)], "u")
+    async with running(settings, worker=False, refresher=False) as reader:
+        await reader.subscribe(feed)
+        rule_id = await reader._store.add_rule(field="age", kind="words", pattern="30", scope="all", action="hide",
+                                               created=now - 60 * day)
+    with contextlib.closing(sqlite3.connect(settings.db, isolation_level=None)) as db:
+        db.execute("UPDATE articles SET sort_at = ?", (now - 40 * day,))  # it arrived fresh, 40 days ago
+        db.execute("ALTER TABLE rules DROP COLUMN swept_at")  # as v22 had it
+        db.execute(f"PRAGMA user_version = {MIGRATIONS.index(_v22_to_v23)}")
+    async with running(settings, worker=False, refresher=False) as reader:  # migrates
+        swept = (await reader._store.rule(rule_id))["swept_at"]
+        assert swept == pytest.approx(time.time(), abs=60)
+        assert await sweep_aged(reader._store) == 0
+        assert await titles(reader) == ["Grew old before the upgrade"]
