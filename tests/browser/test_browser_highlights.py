@@ -167,7 +167,9 @@ async def test_select_highlight_add_a_note_and_reload(chromium, live_server, pag
     await context.close()
 
 
-async def test_a_highlight_made_offline_is_sent_when_back(chromium, live_server, pages):
+async def highlighted_offline(chromium, live_server, pages):
+    """A ready article open on a desktop that then goes offline, and a passage of it
+    highlighted there with h: (article id, context, page)."""
     from playwright.async_api import expect
 
     expect.set_options(timeout=TIMEOUT_MS)
@@ -180,6 +182,13 @@ async def test_a_highlight_made_offline_is_sent_when_back(chromium, live_server,
     await context.set_offline(True)
     await select_words(page, 6, "differed a little from the one")
     await page.keyboard.press("h")
+    return article_id, context, page
+
+
+async def test_a_highlight_made_offline_is_sent_when_back(chromium, live_server, pages):
+    from playwright.async_api import expect
+
+    article_id, context, page = await highlighted_offline(chromium, live_server, pages)
     await expect(marked(page)).to_have_count(1)  # shown at once
     await expect(page.locator("#highlight-status")).to_contain_text("Highlighted on this device")
     with httpx.Client(base_url=live_server.url) as api:
@@ -200,16 +209,7 @@ async def test_a_highlight_made_offline_can_be_edited_and_deleted_before_it_is_s
     in order)."""
     from playwright.async_api import expect
 
-    expect.set_options(timeout=TIMEOUT_MS)
-    article_id = ready_article(live_server, pages)
-    context = await chromium.new_context(viewport=DESKTOP, color_scheme="light")
-    context.set_default_timeout(TIMEOUT_MS)
-    page = await context.new_page()
-    await page.goto(f"{live_server.url}/articles/{article_id}")
-    await expect(page.locator(".reading .body p").first).to_be_visible()
-    await context.set_offline(True)
-    await select_words(page, 6, "differed a little from the one")
-    await page.keyboard.press("h")
+    article_id, context, page = await highlighted_offline(chromium, live_server, pages)
     await expect(page.locator("#highlight-status")).to_contain_text("Highlighted on this device")
     await marked(page).first.click()
     dialog = page.get_by_role("dialog", name="Highlight")
