@@ -5,6 +5,8 @@ sync stream, and the export round trip."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import sqlite3
 import time
@@ -307,10 +309,15 @@ async def test_a_paused_feed_is_hidden_until_its_pause_ends(reader, pages, setti
     store = reader._store
     assert len(await store.stream_item_ids(Stream("all"), limit=100)) == 5
     await reader.refresh_ids([paused])  # still fetched while paused
-    # the pause ends by itself: set to a moment ago, it is over with no other write
-    with sqlite3.connect(settings.db) as db:
-        db.execute("UPDATE feeds SET paused_until = ? WHERE id = ?", (time.time() - 1, paused))
-    db.close()
+    # the pause ends by itself: set to a moment ago, it is over with no other write. Off the
+    # loop: this reader's worker (cleaning the tapped article) may be inside a transaction
+    # that waits on this very loop for its next statement, and a write made on the loop
+    # would wait for that transaction's lock (CI once saw "database is locked" here).
+    def end_pause() -> None:
+        with contextlib.closing(sqlite3.connect(settings.db, timeout=30)) as db, db:
+            db.execute("UPDATE feeds SET paused_until = ? WHERE id = ?", (time.time() - 1, paused))
+
+    await asyncio.to_thread(end_pause)
     assert await reader.unread_counts() == {paused: 4, other: 4}
     assert len(await titles(reader)) == 8
     assert len(await store.stream_item_ids(Stream("all"), limit=100)) == 8
@@ -503,8 +510,6 @@ async def _hidden_titles(reader) -> list[str]:
 async def test_an_age_rule_from_before_the_sweep_sweeps_from_the_upgrade_on(settings, pages):
     """A rule made before schema v23 left shown what grew old under it (maybe an article a
     person showed again): after the upgrade it sweeps only what grows old from then on."""
-    import contextlib
-
     from reader.core import running
     from reader.feeds.refresh import sweep_aged
     from reader.store.schema import MIGRATIONS, _v22_to_v23
