@@ -183,7 +183,8 @@ def _readability_class() -> type:
             # words out of the sentence around it. Readability.js spares links the same way.
             from readability.readability import REGEXES
 
-            for elem in self.html.findall(".//*"):
+            # only what has a class or an id can be unlikely (the rest is most of the page)
+            for elem in self.html.xpath(".//*[@class or @id]"):
                 if elem.tag in ("a", "html", "body"):
                     continue
                 marks = f"{elem.get('class', '')} {elem.get('id', '')}"
@@ -197,20 +198,27 @@ def _readability_class() -> type:
     return Readability
 
 
-_LONG_SPACE = re.compile(r"\s{255,}")
-_NEWLINE_SPACE = re.compile(r"\s*\n\s*")
+_SPECIAL_SPACE = re.compile(r"\s{2,}|[^\S ]")  # a run of space that is not one plain " "
 _TAB_SPACE = re.compile(r"\t|[ \t]{2,}")
 
 
 def clean_length(text: str) -> int:
-    """len(readability.readability.clean(text)), which runs three regex substitutions on
-    every text it measures. Text with no line break, tab or double space (most link texts)
-    comes out of them unchanged, so only its ends need trimming."""
-    if "\n" in text or "\t" in text or "  " in text or (len(text) >= 255 and _LONG_SPACE.search(text)):
-        text = _LONG_SPACE.sub(" " * 255, text)
-        text = _NEWLINE_SPACE.sub("\n", text)
-        text = _TAB_SPACE.sub(" ", text)
-    return len(text.strip())
+    """len(readability.readability.clean(text)), which runs three regex substitutions over
+    every text it measures (a long run of space becomes 255 spaces, a run holding a line
+    break one line break, then a tab or a run of spaces and tabs one space; then strip).
+    Each substitution stays inside one run of white space, so the length changes only
+    where a run is other than a single space: those runs are counted here, and no text is
+    built (readability measures every candidate and every link in it, the page's text over
+    and over)."""
+    stripped = text.strip()  # the ends' runs go whole, whatever the substitutions made of them
+    length = len(stripped)
+    for match in _SPECIAL_SPACE.finditer(stripped):
+        run = match.group()
+        if len(run) >= 255 or "\n" in run:
+            length += 1 - len(run)  # one space (255 of them, then one) or one line break
+        else:
+            length += len(_TAB_SPACE.sub(" ", run)) - len(run)
+    return length
 
 
 def _Readability(tree: etree._Element) -> Any:
