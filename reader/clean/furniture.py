@@ -7,6 +7,12 @@ agree on them, so no vote can drop them. They are told apart by how they are bui
 - a cross-reference: a short lead ("Read also:", "See also »") followed by a link to
   another article, the link being most of the block;
 - a copyright or rights line (©, "all rights reserved"), short, outside a figure;
+- another story's teaser: a text cut off with an ellipsis and then a link to read on
+  ("... Wissenschaftler befürchten, dass die Kompl ... mehr", "Yet, the... more"): an
+  article's own paragraph is never cut short to point elsewhere. Only those after the
+  article's last paragraph go (a page of teasers, or one with its own text below them,
+  keeps them: they may be what it is about), with the list they came in when nothing but
+  its links is left (a category label above each);
 - a heading that closes the article: a heading introduces what follows it, so one with
   nothing after it (once the furniture under it is gone) is the title of a box that was
   left out: "Related", "Comments", "Read more".
@@ -31,7 +37,16 @@ RIGHTS_MAX_WORDS = 40
 # Closing headings are dropped only from an article with a block this long.
 CLOSING_AFTER_WORDS = 20
 
+# A teaser's link to the rest says at most this many words ("mehr", "read more", "weiter...").
+TEASER_LINK_WORDS = 4
+# Only the teasers after the article's last paragraph of its own, one of this many words,
+# go: teasers with more text after them are what the page is made of (a press service's
+# list of releases, its about box below them).
+TEASER_PROSE_WORDS = 25
+
 _LEAD_END = re.compile(r"[:»›>→]\s*$")
+# A text cut off: an ellipsis at its end, as three dots, one character or in brackets.
+_CUT_OFF = re.compile(r"(?:\.\.\.|…|\[…\]|\[\.\.\.\])$")
 _RIGHTS = re.compile(r"©|\(c\)\s*\d{4}|\ball rights reserved\b", re.I)
 
 
@@ -51,7 +66,47 @@ def drop_furniture(article: etree._Element) -> None:
             drop(unit)
         else:
             kept.append(unit)
+    kept = _drop_closing_teasers(kept, article)
     _drop_closing_headings(kept)
+
+
+def _drop_closing_teasers(units: list[etree._Element], article: etree._Element) -> list[etree._Element]:
+    """Drop the teasers after the article's last paragraph of its own; the units left."""
+    teasers = [_teaser(unit) for unit in units]
+    prose = [i for i, unit in enumerate(units)
+             if not teasers[i] and len(WORD.findall(text_of(unit))) >= TEASER_PROSE_WORDS]
+    if not prose:
+        return units  # a page of teasers: they are its content
+    closing = [unit for i, unit in enumerate(units) if i > prose[-1] and teasers[i]]
+    for unit in closing:
+        _drop_teaser(unit, article)
+    return [unit for unit in units if unit not in closing]
+
+
+def _teaser(unit: etree._Element) -> bool:
+    """Whether unit is another story's teaser: its text ends with a short link, and what
+    comes before the link ends with an ellipsis."""
+    links = [a for a in unit.iter("a") if text_of(a).strip()]
+    if not links:
+        return False
+    text, link = text_of(unit).strip(), text_of(links[-1]).strip()
+    if not text.endswith(link) or len(WORD.findall(link)) > TEASER_LINK_WORDS:
+        return False
+    before = text[: len(text) - len(link)].rstrip()
+    return bool(WORD.search(before)) and bool(_CUT_OFF.search(before))
+
+
+def _drop_teaser(unit: etree._Element, article: etree._Element) -> None:
+    """Drop a teaser, and the box around it when nothing but links is left in it."""
+    box = unit.getparent()
+    drop(unit)
+    while box is not None and box is not article and box.getparent() is not None:
+        text = text_of(box)
+        if WORD.search(text) and sum(len(text_of(a)) for a in box.iter("a")) < len(text.strip()):
+            break
+        up = box.getparent()
+        drop(box)
+        box = up
 
 
 def _cross_reference(unit: etree._Element, text: str, words: int) -> bool:

@@ -15,7 +15,9 @@ stays when it is a sentence (a refrain, a template's filler text) or as often as
 trafilatura says it (two footnotes citing the same page); there, a line that is no
 sentence, said after every section, is the page's furniture.
 A caption said again under the next picture, with no text between them, goes, its
-picture stays: the slides of a gallery each carry the gallery's caption. Paragraphs and
+picture stays: the slides of a gallery each carry the gallery's caption. A heading said
+again with no paragraph between its copies goes, whatever its length and trafilatura's
+count: it heads nothing (a tab strip that sets the page's title under each tab). Paragraphs and
 captions are compared by their words, in lower case.
 """
 
@@ -26,7 +28,7 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from .blocks import BLOCKS, REPEAT_MIN_WORDS, drop, text_of, voting_units, words_of
+from .blocks import BLOCKS, REPEAT_MIN_WORDS, drop, is_heading, text_of, voting_units, words_of
 from .standfirst import SENTENCE_END
 
 _NOT_PARAGRAPHS = {"table", "figcaption", "br", "hr"}
@@ -42,9 +44,15 @@ def drop_repeats(article: etree._Element, source: Counter[str]) -> None:
     beside each other, more often than source (trafilatura's `paragraph_counts`) does unless
     they are sentences; and the captions a gallery's slides repeat."""
     kept: dict[str, list[etree._Element | None]] = {}  # each paragraph's copies so far: their parents
+    previous = ""  # the words of the paragraph before, as kept
     for block in list(paragraphs(article)):
         text = "".join(block.itertext())
         key = " ".join(words_of(text))
+        if is_heading(block) and key and key == previous:
+            drop(block)  # a heading said again with no text between: it heads nothing new
+            continue
+        if key:
+            previous = key
         if key.count(" ") + 1 < REPEAT_MIN_WORDS:
             continue
         parents = kept.setdefault(key, [])

@@ -119,3 +119,19 @@ def test_a_list_item_put_back_with_its_sub_list_does_not_say_its_head_twice():
                              f"archive</li><li>a more direct jump list</li></ul></li></ul></body></html>")
     text = plain_text(lxml.html.tostring(merge(readable, traf), encoding="unicode"))
     assert text.count(head) == 1
+
+
+def test_a_heading_set_under_each_tab_is_said_once():
+    tabs = "".join(f'<li><a href="#tab-{i}">{label}</a><h2>Fish stew with saffron and fennel</h2></li>'
+                   for i, label in enumerate(("Ingredients", "Nutrition", "Method", "Reviews")))
+    result = clean(page(f"<article><h1>The harbour report</h1>{BODY}<ul class='tabs'>{tabs}</ul></article>"))
+    assert shown(result).count("Fish stew with saffron") == 1
+    assert all(p in shown(result) for p in PROSE)
+
+
+def test_a_heading_said_again_over_a_second_section_stays():
+    half = len(PROSE) // 2
+    sections = "".join(f"<h2>What the tide tables say</h2>{''.join(f'<p>{p}</p>' for p in part)}"
+                       for part in (PROSE[:half], PROSE[half:]))
+    result = clean(page(f"<article><h1>The harbour report</h1>{sections}</article>"))
+    assert shown(result).count("What the tide tables say") == 2

@@ -127,3 +127,46 @@ def test_other_articles_headlines_and_blurbs_after_the_article_are_dropped():
     text = clean(in_article(box))["text"]
     assert all(p in text for p in PROSE)
     assert "quay deserves better" not in text and "repairs of the old quay" not in text
+
+
+TEASERS = [("News", "/news/1", "The harbour board voted on Tuesday to lease the old fish hall to a group of "
+            "boat builders, who plan to open a workshop there next spring and take on two appr"),
+           ("Science", "/news/2", "Divers mapping the wreck off the north pier found a second hull under the "
+            "first one, which the museum now thinks is older than the town itself and dates"),
+           ("Firms", "/firms/3", "A ferry company from the islands has bought the last shipyard in the town "
+            "and says it will keep all forty people who work there for at least the next")]
+
+
+def teaser_list(more: str = "more", ellipsis: str = " ...") -> str:
+    """Other stories' teasers, each under its section's label, in the article's container
+    (both extractors keep them)."""
+    return "<ul>" + "".join(
+        f'<li><a href="/{label.lower()}">{label}</a><p>{blurb}{ellipsis} <a href="{href}">{more}</a></p></li>'
+        for label, href, blurb in TEASERS) + "</ul>"
+
+
+def test_other_stories_teasers_cut_off_after_the_article_are_dropped_with_their_list():
+    for more, ellipsis in (("more", " ..."), ("mehr", "…"), ("Read more", " […]")):
+        text = clean(page(end=teaser_list(more, ellipsis)))["text"]
+        assert all(p in text for p in PROSE)
+        assert not any(blurb[:40] in text for _, _, blurb in TEASERS), more
+        assert "Science" not in text and "Firms" not in text  # the labels left alone in the list go too
+
+
+def test_a_teaser_not_cut_off_is_a_paragraph_and_stays():
+    text = clean(page(end=teaser_list(ellipsis=".")))["text"]
+    assert all(blurb[:40] in text for _, _, blurb in TEASERS)
+
+
+def test_a_page_of_teasers_keeps_them():
+    body = f"""<!doctype html><html><head><meta charset="utf-8"><title>Harbour news</title></head>
+<body><main><h1>Harbour news</h1>{teaser_list()}</main></body></html>""".encode()
+    text = clean(body)["text"]
+    assert all(blurb[:40] in text for _, _, blurb in TEASERS)
+
+
+def test_teasers_with_the_pages_own_text_after_them_stay():
+    about = ("<p>The harbour press service has sent the releases of the port's firms, clubs and offices to "
+             "newspapers and radio stations along the coast since the year the new pier was built.</p>")
+    text = clean(page(end=teaser_list() + about))["text"]
+    assert all(blurb[:40] in text for _, _, blurb in TEASERS)
