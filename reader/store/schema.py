@@ -1012,11 +1012,71 @@ async def _v22_to_v23(db: aiosqlite.Connection) -> None:
     await db.execute("UPDATE rules SET swept_at = (julianday('now') - 2440587.5) * 86400.0")
 
 
+# Version 24: the search indexes leave out the characters a browser never shows (the soft
+# hyphen, the zero-width space, the word joiner, the zero-width no-break space). FTS5's
+# tokenizer takes them for separators, so a page that marks where its long words may break
+# ("Mag&shy;da&shy;le&shy;ner", common on German sites) could not be found by its words.
+# The texts keep them as the page has them (a scorer, a copy, a quote); only what is indexed, and
+# what is searched for (search.fts_terms), goes without. Rows indexed before are indexed
+# again when their text holds one.
+SCHEMA_V24 = """
+DROP TRIGGER articles_search_insert;
+CREATE TRIGGER articles_search_insert AFTER INSERT ON articles BEGIN
+    INSERT INTO search (rowid, title, summary, body) VALUES (new.id, replace(replace(replace(replace(new.title, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), replace(replace(replace(replace(new.summary_text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), '');
+END;
+DROP TRIGGER articles_search_update;
+CREATE TRIGGER articles_search_update AFTER UPDATE OF title, summary_text ON articles BEGIN
+    UPDATE search SET title = replace(replace(replace(replace(new.title, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), summary = replace(replace(replace(replace(new.summary_text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), '') WHERE rowid = new.id;
+END;
+DROP TRIGGER contents_search;
+CREATE TRIGGER contents_search AFTER INSERT ON contents BEGIN
+    UPDATE search SET body = replace(replace(replace(replace(new.text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), '') WHERE rowid = new.article_id;
+END;
+DROP TRIGGER contents_search_update;
+CREATE TRIGGER contents_search_update AFTER UPDATE OF text ON contents BEGIN
+    UPDATE search SET body = replace(replace(replace(replace(new.text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), '') WHERE rowid = new.article_id;
+END;
+DROP TRIGGER highlights_search_insert;
+CREATE TRIGGER highlights_search_insert AFTER INSERT ON highlights BEGIN
+    INSERT INTO highlights_search (rowid, quote, note, tags) VALUES (new.id, replace(replace(replace(replace(new.quote, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), replace(replace(replace(replace(new.note, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), new.tags);
+END;
+DROP TRIGGER highlights_search_update;
+CREATE TRIGGER highlights_search_update AFTER UPDATE OF quote, note, tags ON highlights BEGIN
+    UPDATE highlights_search SET quote = replace(replace(replace(replace(new.quote, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), note = replace(replace(replace(replace(new.note, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), tags = new.tags WHERE rowid = new.id;
+END;
+"""
+# The characters the search indexes leave out, by their code points (SQLite's char()).
+INVISIBLE_CODES = (173, 8203, 8288, 65279)
+
+
+def _visible(expression: str) -> str:
+    """SQL for the text of expression without the characters a browser never shows."""
+    for code in INVISIBLE_CODES:
+        expression = f"replace({expression}, char({code}), '')"
+    return expression
+
+
+def _holds_invisible(*columns: str) -> str:
+    return " OR ".join(f"instr({column}, char({code})) > 0" for column in columns for code in INVISIBLE_CODES)
+
+
+async def _v23_to_v24(db: aiosqlite.Connection) -> None:
+    await _run_script(db, SCHEMA_V24)
+    body = _visible("coalesce(c.text, '')")
+    await db.execute(
+        f"UPDATE search SET title = {_visible('a.title')}, summary = {_visible('a.summary_text')}, body = {body}"
+        " FROM articles a LEFT JOIN contents c ON c.article_id = a.id"
+        f" WHERE search.rowid = a.id AND ({_holds_invisible('a.title', 'a.summary_text', 'c.text')})")
+    await db.execute(
+        f"UPDATE highlights_search SET quote = {_visible('h.quote')}, note = {_visible('h.note')}"
+        f" FROM highlights h WHERE highlights_search.rowid = h.id AND ({_holds_invisible('h.quote', 'h.note')})")
+
+
 # MIGRATIONS[n] takes a database from user_version n to n + 1, inside one transaction.
 MIGRATIONS: list[Callable[[aiosqlite.Connection], Awaitable[None]]] = [
     _v0_to_v1, _v1_to_v2, _v2_to_v3, _v3_to_v4, _v4_to_v5, _v5_to_v6, _v6_to_v7, _v7_to_v8, _v8_to_v9,
     _v9_to_v10, _v10_to_v11, _v11_to_v12, _v12_to_v13, _v13_to_v14, _v14_to_v15, _v15_to_v16,
-    _v16_to_v17, _v17_to_v18, _v18_to_v19, _v19_to_v20, _v20_to_v21, _v21_to_v22, _v22_to_v23]
+    _v16_to_v17, _v17_to_v18, _v18_to_v19, _v19_to_v20, _v20_to_v21, _v21_to_v22, _v22_to_v23, _v23_to_v24]
 
 
 # Tables every reader database has had since version 1.

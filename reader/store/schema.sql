@@ -106,11 +106,11 @@ CREATE VIRTUAL TABLE search USING fts5 (
 );
 -- a new article is searchable by its title and summary at once; its body comes with its text
 CREATE TRIGGER articles_search_insert AFTER INSERT ON articles BEGIN
-    INSERT INTO search (rowid, title, summary, body) VALUES (new.id, new.title, new.summary_text, '');
+    INSERT INTO search (rowid, title, summary, body) VALUES (new.id, replace(replace(replace(replace(new.title, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), replace(replace(replace(replace(new.summary_text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), '');
 END;
 -- a refresh that renames an article or changes its summary
 CREATE TRIGGER articles_search_update AFTER UPDATE OF title, summary_text ON articles BEGIN
-    UPDATE search SET title = new.title, summary = new.summary_text WHERE rowid = new.id;
+    UPDATE search SET title = replace(replace(replace(replace(new.title, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), summary = replace(replace(replace(replace(new.summary_text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), '') WHERE rowid = new.id;
 END;
 -- a deleted article is no longer found
 CREATE TRIGGER articles_search_delete AFTER DELETE ON articles BEGIN
@@ -169,11 +169,11 @@ CREATE TABLE contents (
 CREATE INDEX contents_words ON contents (article_id, words);
 -- a cleaned article is found by its text
 CREATE TRIGGER contents_search AFTER INSERT ON contents BEGIN
-    UPDATE search SET body = new.text WHERE rowid = new.article_id;
+    UPDATE search SET body = replace(replace(replace(replace(new.text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), '') WHERE rowid = new.article_id;
 END;
 -- a reclean replaces the text: the search index follows
 CREATE TRIGGER contents_search_update AFTER UPDATE OF text ON contents BEGIN
-    UPDATE search SET body = new.text WHERE rowid = new.article_id;
+    UPDATE search SET body = replace(replace(replace(replace(new.text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), '') WHERE rowid = new.article_id;
 END;
 
 -- An article's images, stored with it: served from reader, so its page works offline and
@@ -576,11 +576,11 @@ CREATE VIRTUAL TABLE highlights_search USING fts5 (
 );
 -- a highlight made is found by its words
 CREATE TRIGGER highlights_search_insert AFTER INSERT ON highlights BEGIN
-    INSERT INTO highlights_search (rowid, quote, note, tags) VALUES (new.id, new.quote, new.note, new.tags);
+    INSERT INTO highlights_search (rowid, quote, note, tags) VALUES (new.id, replace(replace(replace(replace(new.quote, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), replace(replace(replace(replace(new.note, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), new.tags);
 END;
 -- its note or tags changed
 CREATE TRIGGER highlights_search_update AFTER UPDATE OF quote, note, tags ON highlights BEGIN
-    UPDATE highlights_search SET quote = new.quote, note = new.note, tags = new.tags WHERE rowid = new.id;
+    UPDATE highlights_search SET quote = replace(replace(replace(replace(new.quote, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), note = replace(replace(replace(replace(new.note, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), tags = new.tags WHERE rowid = new.id;
 END;
 -- a deleted highlight is no longer found
 CREATE TRIGGER highlights_search_delete AFTER DELETE ON highlights BEGIN
@@ -691,4 +691,4 @@ CREATE TABLE imports (
 
 
 -- The version this script makes: len(schema.MIGRATIONS), the number of migration steps.
-PRAGMA user_version = 23;
+PRAGMA user_version = 24;

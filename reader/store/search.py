@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import re
 
+# What the search index leaves out of every text (store/schema.py, version 24): the soft
+# hyphen, the zero-width space, the word joiner and the zero-width no-break space. A term
+# pasted from a page that marks its words' breaks is looked up without them too.
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
+
 # The most a search may ask for. FTS5's cost grows with the square of the terms (800
 # copies of "a" took 24.7 s), and nobody types more than a few words: past these, the
 # search is refused with a message rather than run.
@@ -16,7 +21,7 @@ def fts_terms(text: str) -> list[str]:
     phrases" stay phrases, every other word is one term, and no character can be FTS5
     syntax. A term typed twice counts once (it changes nothing in what matches)."""
     terms: dict[str, None] = {}
-    for phrase, word in re.findall(r'"([^"]*)"|(\S+)', text):
+    for phrase, word in re.findall(r'"([^"]*)"|(\S+)', text.translate(_INVISIBLE)):
         term = " ".join((phrase or word).replace('"', " ").split())
         if re.search(r"\w", term):
             terms.setdefault('"' + term.lower() + '"')

@@ -172,3 +172,19 @@ async def test_search_results_page_by_offset(settings, pages):
         bad = await client.get("/api/articles", params={"q": "lighthouse", "offset": -1})
         assert bad.status_code == 422
         assert (await client.get("/", params={"q": "lighthouse", "offset": "x"})).status_code == 400
+
+
+async def test_words_a_page_marks_with_soft_hyphens_are_found_by_their_letters(quiet, pages):
+    """A page that marks where its long words may break (&shy;, common on German sites) or
+    puts a zero-width space inside one: the words are found as a person types them, in the
+    body, the title and the summary, and a term pasted with the marks finds them too."""
+    ids = await subscribe(quiet, pages, [
+        ("wine", "Der St. Mag&#173;da&#173;le&#173;ner", "Ein Rot&#173;wein aus Bo&#173;zen.",
+         article_html("Wein", "Die Win&shy;zer ober&shy;halb Bozens keltern den Ver&#8203;nat&shy;sch seit langem")),
+        ("other", "Gardening in clay", "Roots, worms and drainage.", article_html("Clay", "marker-other")),
+    ])
+    opened = await quiet.get(f"/articles/{ids['wine']}")
+    assert opened.status_code == 200 and "ober\u00adhalb" in opened.text  # the page keeps its marks
+    for typed in ("Winzer oberhalb", "Vernatsch", "Magdalener", "Rotwein Bozen", "Win\u00adzer", '"Winzer oberhalb"'):
+        found = (await quiet.get("/api/articles", params={"q": typed})).json()["items"]
+        assert [item["id"] for item in found] == [ids["wine"]], typed
