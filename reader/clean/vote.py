@@ -17,6 +17,7 @@ from lxml import etree
 from .blocks import (REPEAT_MIN_WORDS, Block, Opinion, drop, is_heading, linked_length, pieces, text_of,
                      triples_in_order, voting_units, words_of)
 from .boilerplate import card, heads_section, inset, without_teasers, word_count
+from .upstream import html_parser
 
 # A trailing block only readability saw is kept only above this many words.
 TRAILING_MIN_WORDS = 20
@@ -181,7 +182,7 @@ def parse_trafilatura(traf_html: str) -> etree._Element | None:
     """trafilatura's HTML as a tree, its code written back the way pages write it; None
     when it holds no text."""
     try:
-        root = lxml.html.fromstring(traf_html)
+        root = lxml.html.fromstring(traf_html, parser=html_parser())
     except (etree.ParserError, ValueError):
         return None
     body = root.find("body")

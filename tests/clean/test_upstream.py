@@ -31,6 +31,28 @@ def markup_of(name: str) -> str:
     return upstream.decode(lzma.decompress((PAGES / f"{name}.html.xz").read_bytes()), None)
 
 
+ODD_MARKUP = [
+    '<?xml version="1.0" encoding="utf-8"?><html><body><p>Declared as XML, given as text</p></body></html>',
+    "<!DOCTYPE html>\n<html/>\n<body><p>A self-closing html tag</p></body>",
+    "<p>One paragraph and no html tag</p>",
+    "<div><p>Two blocks</p><p>and no html tag</p></div><p>after</p>",
+    "plain text, no markup at all",
+    "<html><body>\x00\x08 control characters \x0b in the text</body></html>",
+    "<html><!-- a comment --><body><?pi x?><form><input value=a><select><option>b</select></form></body></html>",
+]
+
+
+@pytest.mark.parametrize("markup", [*ODD_MARKUP, *(markup_of(name) for name in TRAFILATURA_PAGES)])
+def test_the_page_is_parsed_as_trafilatura_parses_it(markup: str):
+    from trafilatura.utils import load_html
+
+    ours, theirs = upstream.parse(markup), load_html(markup)
+    assert (ours is None) == (theirs is None)
+    if ours is not None:
+        assert lxml.html.tostring(ours) == lxml.html.tostring(theirs)
+        assert all(isinstance(el, lxml.html.HtmlMixin) for el in ours.iter())  # text_content, drop_tree
+
+
 @pytest.mark.parametrize("name", TRAFILATURA_PAGES)
 def test_the_trafilatura_body_is_what_trafilatura_extract_gives_with_the_same_settings(name: str):
     markup, url = markup_of(name), pages()[name]["url"]
