@@ -11,6 +11,12 @@ some pages set right after the `<figure>` holding the image) whose nearest text 
 and after it are both in the cleaned article is put back between them, as a `<figure>`
 with its pictures and its caption in a `<figcaption>`. A figure whose caption the article
 already holds, or whose pictures it already shows, is left alone.
+
+Last, `credits_into_captions` moves the few words a picture's figure says beside its
+<figcaption> (a credit in a <span>, "© Getty Images" in a <p>, "Photo: ...", a slide's
+counter) into the caption: they speak of the picture, and the caption is where the reader
+view, the body text (`parts.py`: what reading time, search and highlights count) and the
+API's figures look for what is said of a picture.
 """
 
 from __future__ import annotations
@@ -27,6 +33,11 @@ from .blocks import BLOCKS, LISTS, Block, Opinion, drop, text_of, triples, votin
 CAPTION_MAX_WORDS = 80
 # ... and one under this many words is a bare credit ("AP", "Foto: ABr"), not a caption.
 CAPTION_MIN_WORDS = 3
+# The most words a picture's figure may say beside its caption for them to be its credit; a
+# figure that holds more, or a block of text (a quotation, code, a table, a list), holds text
+# of its own and is left as the page has it.
+CREDIT_WORDS = 20
+_TEXT_INSIDE = ("blockquote", "pre", "table", "ul", "ol", "dl")
 # How many elements to look through for the text on each side of a figure.
 NEIGHBOUR_REACH = 200
 
@@ -138,6 +149,59 @@ def as_figures(article: etree._Element) -> None:
         parent = holder.getparent()
         if parent is not None:
             parent.replace(holder, made)
+
+
+def credits_into_captions(article: etree._Element) -> None:
+    """Move what each picture's figure says beside its caption into the caption (made when
+    the figure has none), after the caption's own words."""
+    for figure in list(article.iter("figure")):
+        if figure.find(".//img") is None or any(figure.find(f".//{tag}") is not None for tag in _TEXT_INSIDE):
+            continue
+        caption = figure.find(".//figcaption")
+        loose = " ".join("".join(_loose(figure, caption)).split())
+        words = words_of(loose)
+        if not words or len(words) > CREDIT_WORDS:
+            continue
+        _clear_loose(figure, caption)
+        if caption is None:
+            caption = etree.SubElement(figure, "figcaption")
+        if " ".join(words) in " ".join(words_of(text_of(caption))):
+            continue  # the caption says it already
+        credit = etree.SubElement(caption, "small")
+        credit.text = loose
+        if len(caption) > 1 or (caption.text or "").strip():
+            previous = credit.getprevious()
+            if previous is None:
+                caption.text = (caption.text or "").rstrip() + " "
+            else:
+                previous.tail = (previous.tail or "").rstrip() + " "
+
+
+def _loose(el: etree._Element, caption: etree._Element | None) -> Iterator[str]:
+    """The text of el outside caption, in order."""
+    if isinstance(el.tag, str):
+        yield el.text or ""
+    for child in el:
+        if child is not caption:
+            yield " "
+            yield from _loose(child, caption)
+            yield " "
+        yield child.tail or ""
+
+
+def _clear_loose(el: etree._Element, caption: etree._Element | None) -> None:
+    """Take the text outside caption out of el, and the elements it leaves empty."""
+    el.text = None
+    for child in list(el):
+        child.tail = None
+        if child is caption:
+            continue
+        if not isinstance(child.tag, str):
+            el.remove(child)  # a comment
+            continue
+        _clear_loose(child, caption)
+        if child.find(".//img") is None and child.tag != "img" and (caption is None or caption not in child.iter()):
+            el.remove(child)
 
 
 def _outermost_marks(holder: etree._Element) -> Iterator[etree._Element]:

@@ -90,7 +90,7 @@ from . import upstream
 from .blocks import WORD, drop, is_heading, linked_length, pieces, text_of, voting_units
 from .boilerplate import drop_controls
 from .choose import CANDIDATES, Text, choose, choose_enabled, features
-from .figures import as_figures, restore_figures
+from .figures import as_figures, credits_into_captions, restore_figures
 from .furniture import drop_furniture
 from .parts import Figure, read_parts
 from .partial import stops_short
@@ -317,8 +317,10 @@ def _tidy_readable(root: etree._Element | None) -> etree._Element | None:
 
 def _finish(article: etree._Element, title: str | None, url: str) -> str:
     """The article's HTML for the reader view: its own title heading removed (the view
-    prints the title), headings shifted to start at h2, the lead marked, sanitized."""
+    prints the title), headings shifted to start at h2, the lead marked, a picture's credit
+    in its caption, sanitized."""
     _flatten_math(article)
+    credits_into_captions(article)
     headings = [el for el in article.iter() if is_heading(el)]
     units = list(voting_units(article))
     if headings and units and units[0] is headings[0]:

@@ -86,3 +86,27 @@ def test_a_bare_credit_is_not_a_caption_and_a_rights_mark_is_left_out_of_one():
     assert "Foto" not in result["text"]
     assert "<figcaption>The stakes, tied loosely</figcaption>" in result["html"]
     assert "Garden Agency" not in result["text"]
+
+
+
+def test_a_credit_beside_a_pictures_caption_goes_into_the_caption_not_the_body():
+    figures = ['<figure><img src="/wall.jpg"><span>© Jane Doe</span><figcaption>The new wall at low tide.'
+               '</figcaption></figure>',
+               '<figure><div><img src="/quay.jpg"><p>Photo: Harbour Office</p></div></figure>']
+    steps = "".join(f"<p>{text}</p>{figures[i] if i < len(figures) else ''}" for i, text in enumerate(STEPS))
+    result = clean(page(steps))
+    assert all(text in result["text"] for text in STEPS)
+    assert "Jane Doe" not in result["text"] and "Harbour Office" not in result["text"]  # what is read and counted
+    assert [f["caption"] for f in result["figures"]] == ["The new wall at low tide. © Jane Doe",
+                                                         "Photo: Harbour Office"]
+    assert "<figcaption>The new wall at low tide. <small>© Jane Doe</small></figcaption>" in result["html"]
+
+
+def test_a_figure_holding_text_of_its_own_keeps_it_in_the_body():
+    code = '<figure><img src="/icon.png"><pre>make harbour</pre><figcaption>Listing 1</figcaption></figure>'
+    long = " ".join(["The article's own words sit inside the page's figure, as some templates set them."] * 2)
+    wrapped = f'<figure><img src="/boat.jpg"><p>{long}</p><figcaption>A boat</figcaption></figure>'
+    steps = f"<p>{STEPS[0]}</p>{code}<p>{STEPS[1]}</p>{wrapped}" + "".join(f"<p>{t}</p>" for t in STEPS[2:])
+    result = clean(page(steps))
+    assert "make harbour" in result["text"] and long in result["text"]
+    assert all(text in result["text"] for text in STEPS)
