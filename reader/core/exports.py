@@ -156,6 +156,7 @@ async def export_document(store: Store) -> dict[str, Any]:
     ids = [r["id"] for r in rows]
     tags, notes = await store.tags_of(ids), await store.notes_for(ids)
     marked = await store.highlights_for(ids)
+    carried = await store.also_in_for(ids)
     articles = []
     for row in rows:
         record = _article_record(row, sources)
@@ -163,6 +164,9 @@ async def export_document(store: Store) -> dict[str, Any]:
         record["notes"] = notes.get(row["id"], [])
         # W3C Web Annotations (core/highlights.py), placed again in the text on import
         record["highlights"] = [highlights.exported(h) for h in marked.get(row["id"], [])]
+        # the other feeds that carry its story ("also in"): back in the story on import, so
+        # their refresh adds no second card for it
+        record["also_in"] = carried.get(row["id"], [])
         articles.append(record)
     return {
         "format": FORMAT,
@@ -336,6 +340,26 @@ def _folder(value: Any) -> str | None:
     return " ".join(value.split())[:200] or None if isinstance(value, str) else None
 
 
+# How many entries of a story's other feeds an import reads (nobody follows more feeds that
+# carry one story; a file that lists more is not taken at its word, nor read to its end).
+MAX_ALSO_IN = 50
+
+
+def _also_in(value: Any) -> list[dict[str, Any]]:
+    """The other feeds' items of a story, each with a feed URL and a guid; others skipped."""
+    items = []
+    for raw in value[:MAX_ALSO_IN] if isinstance(value, list) else []:
+        if not isinstance(raw, dict):
+            continue
+        feed_url, guid = http_url(raw.get("feed_url")), _text(raw.get("guid"), 1000)
+        if feed_url is None or not guid:
+            continue
+        items.append({"feed_url": feed_url, "feed_title": plain_text(_text(raw.get("feed_title"), 500) or ""),
+                      "guid": guid, "title": plain_text(_text(raw.get("title"), 2000) or "")[:500],
+                      "published": _number(raw.get("published")), "added_at": _number(raw.get("added_at"))})
+    return items
+
+
 def _clean_record(raw: Any) -> dict[str, Any] | None:
     """A validated, sanitized article record, or None to skip it."""
     if not isinstance(raw, dict):
@@ -359,6 +383,7 @@ def _clean_record(raw: Any) -> dict[str, Any] | None:
                                       isinstance(raw.get("highlights"), list) else [])
                        if h is not None][:highlights.MAX_PER_ARTICLE],
     }
+    record["also_in"] = _also_in(raw.get("also_in"))
     record["read_position"], record["read_position_at"] = _position(raw)
     record["done_at"] = _done_at(raw, record["read_at"], record["read_position"])
     content = raw.get("content")

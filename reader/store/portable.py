@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from typing import Any
+
+import aiosqlite
 
 from .base import FIRST_COPY, StoreBase, rows_of
 from .feeds import insert_feed
@@ -20,6 +23,24 @@ def _saved_at(record: dict[str, Any], feed_id: int | None, now: float) -> float 
     if saved is None and feed_id is None:
         saved = record.get("added_at") or now
     return saved
+
+
+async def _carry(db: aiosqlite.Connection, article_id: int, item: dict[str, Any], now: float) -> None:
+    """Another feed's item of the article's story, back as a row of sources: that feed's
+    refresh then finds its item in the story, as it did before the export, and adds no
+    second card (the story window has long passed for an old item). Not where that feed has
+    a card of its own for the item already, nor for the article's own feed."""
+    feed_id, _ = await insert_feed(db, item["feed_url"], item.get("feed_title") or "", now=now)
+    await db.execute(
+        """
+        INSERT INTO sources (feed_id, guid, article_id, title, published, added_at, sort_at)
+        SELECT :feed_id, :guid, a.id, :title, :published, :added_at, a.sort_at FROM articles a
+        WHERE a.id = :article_id AND a.feed_id IS NOT :feed_id
+          AND NOT EXISTS (SELECT 1 FROM articles WHERE feed_id = :feed_id AND guid = :guid)
+        ON CONFLICT DO NOTHING
+        """,
+        {"feed_id": feed_id, "guid": item["guid"], "article_id": article_id, "title": item["title"],
+         "published": item.get("published"), "added_at": item.get("added_at") or now})
 
 
 class PortableStore(StoreBase):
@@ -43,6 +64,20 @@ class PortableStore(StoreBase):
             ORDER BY a.id
             """
         )
+
+    async def also_in_for(self, article_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+        """The other feeds' items of each article's story (table sources), as an export keeps
+        them: the feed by its URL (ids differ from one library to the next), the item's guid,
+        its title and times there."""
+        found: dict[int, list[dict[str, Any]]] = {}
+        for row in await self._all(
+                "SELECT s.article_id, f.url AS feed_url, f.title AS feed_title, s.guid, s.title, s.published,"
+                " s.added_at FROM sources s JOIN feeds f ON f.id = s.feed_id"
+                " WHERE s.article_id IN (SELECT value FROM json_each(?)) ORDER BY s.article_id, s.added_at, f.url",
+                (json.dumps(list(article_ids)),)):
+            found.setdefault(row["article_id"], []).append(
+                {key: row[key] for key in ("feed_url", "feed_title", "guid", "title", "published", "added_at")})
+        return found
 
     async def import_articles(self, records: Sequence[dict[str, Any]]) -> dict[str, int]:
         """Bring exported articles back, in one transaction, idempotently: an article is
@@ -148,4 +183,6 @@ class PortableStore(StoreBase):
                             "UPDATE articles SET error = NULL, failed_at = NULL WHERE id = ?", (article_id,))
                 if r.get("highlights"):
                     await bring_back(db, article_id, r["highlights"], now)
+                for item in r.get("also_in") or ():
+                    await _carry(db, article_id, item, now)
         return counts

@@ -340,15 +340,24 @@ async def test_import_refuses_what_it_cannot_read_and_cleans_what_it_brings(sett
         {"url": "javascript:alert(1)", "title": "bad"},
         {"url": "https://example.org/x", "title": "<script>alert(1)</script>Fine", "feed_url": None,
          "content": {"html": '<p onclick="alert(2)">Body <script>alert(3)</script><a href="javascript:x">l</a></p>',
-                     "text": "Body", "words": 1}},
+                     "text": "Body", "words": 1},
+         # the other feeds of its story: only an http feed with a guid is taken, and not too many
+         "also_in": [{"feed_url": "javascript:alert(4)", "guid": "g"}, {"feed_url": "https://example.org/f.xml"},
+                     "junk", {"feed_url": "https://example.org/f.xml", "guid": {"x": 1}},
+                     *({"feed_url": f"https://example.org/{i}.xml", "guid": f"g{i}", "title": "<b>T</b>"}
+                       for i in range(200))]},
+        {"url": "https://example.org/y", "title": "Odd also_in", "also_in": "not a list"},
         "not even an object",
     ]}))
     code, stdout, err = await run_cli(settings.db, "import", str(hostile))
     assert code == 0, err
-    assert "1 new articles" in stdout and "2 skipped records" in stdout
+    assert "2 new articles" in stdout and "2 skipped records" in stdout
     async with await Store.open(settings.db) as store:
-        [article] = await store.list_articles()
+        [article] = [a for a in await store.list_articles() if a["url"] == "https://example.org/x"]
         content = await store.get_content(article["id"])
+    sources = table_rows(settings.db, "sources")["sources"]
+    # the first MAX_ALSO_IN (50) entries are read, four of them not an item: 46; titles as text
+    assert len(sources) == 46 and {row[3] for row in sources} == {"T"}
     assert article["title"] == "Fine"
     assert "script" not in content["html"] and "onclick" not in content["html"]
     assert "javascript:" not in content["html"] and "Body" in content["html"]

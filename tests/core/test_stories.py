@@ -8,6 +8,7 @@ site's within a few days. Real app, real SQLite file, the page server's hits cou
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -17,7 +18,7 @@ import httpx
 from reader.store import Store
 from reader.store.sync import Stream
 
-from ..helpers import RSS, published, rss, wait_for
+from ..helpers import RSS, app_client, published, rss, run_cli, wait_for
 from ..loopback import LoopbackServer
 
 COUNT = re.compile(r'>unread <span class="count">(\d+)</span>')
@@ -259,3 +260,38 @@ async def test_a_folder_counts_a_story_two_of_its_feeds_carry_once(tmp_path):
         await store.mark_read(story)
         assert await store.unread_per_folder() == {"News": 2, "Other": 1}
     counters_match(tmp_path / "reader.db")
+
+
+async def test_a_storys_other_feeds_go_out_in_the_export_and_come_back(client, pages, settings, tmp_path):
+    """The feeds that carry a story beside its own (sources) are in `reader export` and come
+    back on import: the restored card still says where else it is, each feed's list still
+    holds it, and their next refresh adds no card of their own for it."""
+    urls, _ = three_feeds(pages)
+    a, b, c = [await subscribe(client, url) for url in urls]
+    story = (await listed(client, a))["The story"]["id"]
+    assert (await client.post(f"/api/articles/{story}/star")).status_code == 200  # a starred story is exported
+    out = tmp_path / "export.json"
+    code, _, err = await run_cli(settings.db, "export", "--out", str(out))
+    assert code == 0, err
+    [exported] = [r for r in json.loads(out.read_text())["articles"] if r["title"] == "The story"]
+    assert [(i["feed_url"], i["guid"], i["title"]) for i in exported["also_in"]] == [
+        (urls[1], pages.url("/B-story"), "The story, as B titles it"), (urls[2], pages.url("/C-story"), "The story")]
+
+    fresh = tmp_path / "fresh.db"
+    code, _, err = await run_cli(fresh, "import", str(out), "--no-refresh")
+    assert code == 0, err
+    async with app_client(settings.replace(db=fresh, serve_workers=0)) as restored:
+        feeds = {f["url"]: f["id"] for f in (await restored.get("/api/feeds")).json()["feeds"]}
+        carried = [(await listed(restored, feeds[url])).get("The story") for url in urls]
+        assert all(item is not None for item in carried), carried
+        assert len({item["id"] for item in carried}) == 1 and carried[0]["starred"]
+        assert carried[0]["also_in"] == ["Feed B", "Feed C"]
+        refreshed = (await restored.post("/api/refresh")).json()["feeds"]  # each finds its item in the story
+        assert sorted(f["url"] for f in refreshed if f["error"] is None) == sorted(urls)
+        assert table(fresh, "SELECT count(*) FROM articles WHERE title LIKE 'The story%'") == [(1,)]
+        assert table(fresh, "SELECT count(*) FROM sources") == [(2,)]
+
+    # imported again: nothing doubles
+    code, _, err = await run_cli(fresh, "import", str(out), "--no-refresh")
+    assert code == 0, err
+    assert table(fresh, "SELECT count(*) FROM sources") == [(2,)]
