@@ -42,8 +42,8 @@ after it), `figures.restore_figures` puts back the captioned pictures both dropp
 sit between two blocks of the article's text (readability's cleaning drops a figure whose
 text is short, and trafilatura leaves captions out), and `standfirst.restore_lead` puts
 back the lead paragraph that sits beside the title, outside the container both chose for
-the body. Then `tails.drop_tails` takes out the bylines, date stamps and calls to follow,
-share or subscribe that frame the body at its edges (before its first paragraph of prose or after its
+the body. Then `tails.drop_tails` takes out the bylines, date stamps and calls to follow
+or share that frame the body at its edges (before its first paragraph of prose or after its
 last), known by the page's own marks (class, rel, itemprop) or by a short whole line that
 opens as they do.
 

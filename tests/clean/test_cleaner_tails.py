@@ -101,14 +101,6 @@ def test_calls_to_follow_or_share_after_the_story_are_dropped():
         assert line not in text(page(end=f"<p>{line}</p>")), line
 
 
-def test_calls_to_subscribe_after_the_story_are_dropped():
-    for line in ("Subscribe to Harbour Times newsletters.", "Sign up for Tides, a weekly newsletter about the coast.",
-                 "Join our free newsletter for more harbour news.", "Subscribe now to our print edition for the full story.",
-                 "Abonnieren Sie unseren Newsletter", "Abonnez-vous à notre lettre d'information",
-                 "Suscríbete a nuestro boletín"):
-        assert line not in text(page(end=f"<p>{line}</p>")), line
-
-
 # Near misses that stay
 
 def test_a_paragraph_that_starts_with_by_the_way_stays():
@@ -123,9 +115,11 @@ def test_lines_that_start_like_a_byline_but_are_a_sentence_or_a_section_stay():
     assert "By Train" in text(page(start="<h2>By Train</h2>"))
 
 
-def test_a_call_to_subscribe_in_the_middle_of_the_story_stays():
+def test_a_call_to_subscribe_stays_in_the_middle_of_the_story_and_after_it():
+    # the rule that took it after the text was retired: it cost the Mozilla set's check half
     said = "<p>Subscribe to the harbour newsletter, the mayor said.</p>"
     assert "Subscribe to the harbour newsletter" in text(page(middle=said))
+    assert "Subscribe to Harbour Times newsletters." in text(page(end="<p>Subscribe to Harbour Times newsletters.</p>"))
 
 
 def test_a_date_between_two_paragraphs_stays():
