@@ -101,6 +101,25 @@ def test_calls_to_follow_or_share_after_the_story_are_dropped():
         assert line not in text(page(end=f"<p>{line}</p>")), line
 
 
+def test_a_posts_filing_line_after_the_story_is_dropped():
+    for line in ("This entry was posted in Harbour, Tides and tagged boats, ferries, the old quay, winter storms. "
+                 "Bookmark the permalink.",
+                 "Filed under: Harbour news",
+                 "Dieser Beitrag wurde unter Hafen, Gezeiten abgelegt und mit Boote, Fähren, Kai verschlagwortet. "
+                 "Setze ein Lesezeichen auf den Permalink.",
+                 "Der Beitrag wurde am Mittwoch, den 27. November 2019 um 15:21 Uhr veröffentlicht und wurde unter "
+                 "Allgemein, Hafen, Veranstaltungen abgelegt. Du kannst die Kommentare zu diesem Eintrag durch den "
+                 "RSS-2.0 Feed verfolgen.",
+                 "Erstellt am Dienstag 6. Mai 2014 um 23:30 und abgelegt unter Hafen, Linux.",
+                 "Cet article a été publié dans Port, Marées.", "Esta entrada fue publicada en Puerto."):
+        assert line[:30] not in text(page(end=f"<p>{line}</p>")), line
+
+
+def test_a_sentence_that_starts_like_a_filing_line_stays_in_the_story():
+    said = "<p>Posted in Berlin for three years, the harbour master learned to read the river before the sea.</p>"
+    assert "Posted in Berlin for three years" in text(page(middle=said))
+
+
 # Near misses that stay
 
 def test_a_paragraph_that_starts_with_by_the_way_stays():
