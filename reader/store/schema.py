@@ -25,6 +25,7 @@ import aiosqlite
 from ..errors import StorageError
 from ..clean.sanitize import plain_text
 from ..urls import normalize_url
+from .search import INVISIBLE_CODES
 
 
 # The current schema, made in one go: what a new file starts as (package data beside this module).
@@ -1019,36 +1020,6 @@ async def _v22_to_v23(db: aiosqlite.Connection) -> None:
 # The texts keep them as the page has them (a scorer, a copy, a quote); only what is indexed, and
 # what is searched for (search.fts_terms), goes without. Rows indexed before are indexed
 # again when their text holds one.
-SCHEMA_V24 = """
-DROP TRIGGER articles_search_insert;
-CREATE TRIGGER articles_search_insert AFTER INSERT ON articles BEGIN
-    INSERT INTO search (rowid, title, summary, body) VALUES (new.id, replace(replace(replace(replace(new.title, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), replace(replace(replace(replace(new.summary_text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), '');
-END;
-DROP TRIGGER articles_search_update;
-CREATE TRIGGER articles_search_update AFTER UPDATE OF title, summary_text ON articles BEGIN
-    UPDATE search SET title = replace(replace(replace(replace(new.title, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), summary = replace(replace(replace(replace(new.summary_text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), '') WHERE rowid = new.id;
-END;
-DROP TRIGGER contents_search;
-CREATE TRIGGER contents_search AFTER INSERT ON contents BEGIN
-    UPDATE search SET body = replace(replace(replace(replace(new.text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), '') WHERE rowid = new.article_id;
-END;
-DROP TRIGGER contents_search_update;
-CREATE TRIGGER contents_search_update AFTER UPDATE OF text ON contents BEGIN
-    UPDATE search SET body = replace(replace(replace(replace(new.text, char(173), ''), char(8203), ''), char(8288), ''), char(65279), '') WHERE rowid = new.article_id;
-END;
-DROP TRIGGER highlights_search_insert;
-CREATE TRIGGER highlights_search_insert AFTER INSERT ON highlights BEGIN
-    INSERT INTO highlights_search (rowid, quote, note, tags) VALUES (new.id, replace(replace(replace(replace(new.quote, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), replace(replace(replace(replace(new.note, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), new.tags);
-END;
-DROP TRIGGER highlights_search_update;
-CREATE TRIGGER highlights_search_update AFTER UPDATE OF quote, note, tags ON highlights BEGIN
-    UPDATE highlights_search SET quote = replace(replace(replace(replace(new.quote, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), note = replace(replace(replace(replace(new.note, char(173), ''), char(8203), ''), char(8288), ''), char(65279), ''), tags = new.tags WHERE rowid = new.id;
-END;
-"""
-# The characters the search indexes leave out, by their code points (SQLite's char()).
-INVISIBLE_CODES = (173, 8203, 8288, 65279)
-
-
 def _visible(expression: str) -> str:
     """SQL for the text of expression without the characters a browser never shows."""
     for code in INVISIBLE_CODES:
@@ -1058,6 +1029,30 @@ def _visible(expression: str) -> str:
 
 def _holds_invisible(*columns: str) -> str:
     return " OR ".join(f"instr({column}, char({code})) > 0" for column in columns for code in INVISIBLE_CODES)
+
+
+# The search triggers as v24 writes them (schema.sql holds the same text): each indexes what
+# it indexed before, through _visible.
+_V24_TRIGGERS = {
+    "articles_search_insert": ("AFTER INSERT ON articles",
+                               "INSERT INTO search (rowid, title, summary, body) VALUES "
+                               f"(new.id, {_visible('new.title')}, {_visible('new.summary_text')}, '');"),
+    "articles_search_update": ("AFTER UPDATE OF title, summary_text ON articles",
+                               f"UPDATE search SET title = {_visible('new.title')}, "
+                               f"summary = {_visible('new.summary_text')} WHERE rowid = new.id;"),
+    "contents_search": ("AFTER INSERT ON contents",
+                        f"UPDATE search SET body = {_visible('new.text')} WHERE rowid = new.article_id;"),
+    "contents_search_update": ("AFTER UPDATE OF text ON contents",
+                               f"UPDATE search SET body = {_visible('new.text')} WHERE rowid = new.article_id;"),
+    "highlights_search_insert": ("AFTER INSERT ON highlights",
+                                 "INSERT INTO highlights_search (rowid, quote, note, tags) VALUES "
+                                 f"(new.id, {_visible('new.quote')}, {_visible('new.note')}, new.tags);"),
+    "highlights_search_update": ("AFTER UPDATE OF quote, note, tags ON highlights",
+                                 f"UPDATE highlights_search SET quote = {_visible('new.quote')}, "
+                                 f"note = {_visible('new.note')}, tags = new.tags WHERE rowid = new.id;"),
+}
+SCHEMA_V24 = "\n".join(f"DROP TRIGGER {name};\nCREATE TRIGGER {name} {when} BEGIN\n    {body}\nEND;"
+                       for name, (when, body) in _V24_TRIGGERS.items())
 
 
 async def _v23_to_v24(db: aiosqlite.Connection) -> None:

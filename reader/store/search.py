@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-# What the search index leaves out of every text (store/schema.py, version 24): the soft
-# hyphen, the zero-width space, the word joiner and the zero-width no-break space. A term
-# pasted from a page that marks its words' breaks is looked up without them too.
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"))
+# What the search indexes leave out of every text (store/schema.py, version 24), by code
+# point: the soft hyphen, the zero-width space, the word joiner and the zero-width no-break
+# space. A term pasted from a page that marks its words' breaks is looked up without them too.
+INVISIBLE_CODES = (0xAD, 0x200B, 0x2060, 0xFEFF)
+_INVISIBLE = dict.fromkeys(INVISIBLE_CODES)
 
 # The most a search may ask for. FTS5's cost grows with the square of the terms (800
 # copies of "a" took 24.7 s), and nobody types more than a few words: past these, the
