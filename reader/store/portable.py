@@ -28,18 +28,20 @@ def _saved_at(record: dict[str, Any], feed_id: int | None, now: float) -> float 
 async def _carry(db: aiosqlite.Connection, article_id: int, item: dict[str, Any], now: float) -> None:
     """Another feed's item of the article's story, back as a row of sources: that feed's
     refresh then finds its item in the story, as it did before the export, and adds no
-    second card (the story window has long passed for an old item). Not where that feed has
-    a card of its own for the item already, nor for the article's own feed."""
-    feed_id, _ = await insert_feed(db, item["feed_url"], item.get("feed_title") or "", now=now)
+    second card (the story window has long passed for an old item). Only for a feed the
+    library follows (the export's feeds are imported before its articles; a story's entry
+    never subscribes anyone), not the article's own, and not where that feed has a card of
+    its own for the item already."""
     await db.execute(
         """
         INSERT INTO sources (feed_id, guid, article_id, title, published, added_at, sort_at)
-        SELECT :feed_id, :guid, a.id, :title, :published, :added_at, a.sort_at FROM articles a
-        WHERE a.id = :article_id AND a.feed_id IS NOT :feed_id
-          AND NOT EXISTS (SELECT 1 FROM articles WHERE feed_id = :feed_id AND guid = :guid)
+        SELECT f.id, :guid, a.id, :title, :published, :added_at, a.sort_at
+        FROM articles a JOIN feeds f ON f.url = :feed_url
+        WHERE a.id = :article_id AND a.feed_id IS NOT f.id
+          AND NOT EXISTS (SELECT 1 FROM articles WHERE feed_id = f.id AND guid = :guid)
         ON CONFLICT DO NOTHING
         """,
-        {"feed_id": feed_id, "guid": item["guid"], "article_id": article_id, "title": item["title"],
+        {"feed_url": item["feed_url"], "guid": item["guid"], "article_id": article_id, "title": item["title"],
          "published": item.get("published"), "added_at": item.get("added_at") or now})
 
 

@@ -336,7 +336,8 @@ async def test_import_refuses_what_it_cannot_read_and_cleans_what_it_brings(sett
     assert code == 1 and "no such file" in err
 
     hostile = tmp_path / "hostile.json"
-    hostile.write_text(json.dumps({"format": "reader-export", "version": 1, "feeds": [], "articles": [
+    followed = [{"url": f"https://example.org/{i}.xml", "title": f"Feed {i}"} for i in range(0, 200, 2)]
+    hostile.write_text(json.dumps({"format": "reader-export", "version": 1, "feeds": followed, "articles": [
         {"url": "javascript:alert(1)", "title": "bad"},
         {"url": "https://example.org/x", "title": "<script>alert(1)</script>Fine", "feed_url": None,
          "content": {"html": '<p onclick="alert(2)">Body <script>alert(3)</script><a href="javascript:x">l</a></p>',
@@ -356,8 +357,10 @@ async def test_import_refuses_what_it_cannot_read_and_cleans_what_it_brings(sett
         [article] = [a for a in await store.list_articles() if a["url"] == "https://example.org/x"]
         content = await store.get_content(article["id"])
     sources = table_rows(settings.db, "sources")["sources"]
-    # the first MAX_ALSO_IN (50) entries are read, four of them not an item: 46; titles as text
-    assert len(sources) == 46 and {row[3] for row in sources} == {"T"}
+    # the first MAX_ALSO_IN (50) entries are read, four of them not an item; of the 46 items only the
+    # 23 of feeds the library follows are kept, and no feed is made for the others; titles as text
+    assert len(sources) == 23 and {row[3] for row in sources} == {"T"}
+    assert len(table_rows(settings.db, "feeds")["feeds"]) == len(followed)
     assert article["title"] == "Fine"
     assert "script" not in content["html"] and "onclick" not in content["html"]
     assert "javascript:" not in content["html"] and "Body" in content["html"]
